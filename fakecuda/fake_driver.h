@@ -1,0 +1,119 @@
+// Copyright 2026 The cuhal Authors.
+// fakecuda's C++ API: build a fake CUDA driver, install it, fill a CudaApi table from it.
+#ifndef CUHAL_FAKECUDA_FAKE_DRIVER_H_
+#define CUHAL_FAKECUDA_FAKE_DRIVER_H_
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/symbols/cuda_api.h"
+#include "fakecuda/device_profile.h"
+#include "fakecuda/fault_injector.h"
+
+namespace fakecuda {
+
+// When queued stream work completes.
+enum class SchedulePolicy {
+  // Work runs as soon as it is enqueued and its dependencies allow: the friendliest order.
+  kEager,
+  // Work is held back until the host synchronizes on it (stream/event/context sync, a blocking
+  // copy) or polls (each cuStreamQuery/cuEventQuery on pending work completes one more
+  // operation); the order across streams is drawn from `seed`. Code that forgets a
+  // synchronization reads stale data, reproducibly.
+  kAdversarial,
+};
+
+struct DriverOptions {
+  // One entry per fake device, in ordinal order. Empty means one built-in H200.
+  std::vector<DeviceProfile> devices;
+  SchedulePolicy policy = SchedulePolicy::kEager;
+  std::uint64_t seed = 0;
+  // What cuDriverGetVersion reports.
+  int driver_version = 13000;
+};
+
+// Counts of live fake objects, for leak reports.
+struct Inventory {
+  int contexts = 0;          // created contexts (cuCtxCreate) not destroyed
+  int primary_retains = 0;   // outstanding cuDevicePrimaryCtxRetain references
+  int streams = 0;
+  int events = 0;
+  int device_allocations = 0;
+  int host_allocations = 0;  // pinned host memory
+  int host_registrations = 0;
+  int managed_allocations = 0;
+  int pools = 0;             // user-created memory pools
+  int pool_allocations = 0;  // live cuMemAllocAsync allocations
+  int modules = 0;
+
+  int Total() const {
+    return contexts + primary_retains + streams + events + device_allocations + host_allocations +
+           host_registrations + managed_allocations + pools + pool_allocations + modules;
+  }
+  // "2 streams, 1 event" or "none".
+  std::string ToString() const;
+};
+
+class DriverState;  // internal
+
+// A fake CUDA driver instance: devices, contexts, streams, memory, with fault injection and an
+// inventory of live objects.
+//
+// Ownership: the creator owns it (unique_ptr). While installed (Install/ScopedDriver) the C entry
+// points serve it; it must outlive its installation. Destroying it frees every object it still
+// holds (Inventory tells which were leaked first).
+// Thread-safety: every method and every entry point may be called from any thread, as with the
+// real driver. Stream ordering: the scheduler (see SchedulePolicy) decides when queued work runs;
+// within a stream, work completes in order.
+class FakeDriver {
+ public:
+  // Returns null and sets *error when the options are invalid (e.g. a profile without a name).
+  static std::unique_ptr<FakeDriver> Create(DriverOptions options, std::string* error = nullptr);
+  ~FakeDriver();
+  FakeDriver(const FakeDriver&) = delete;             // owns threads' shared state
+  FakeDriver& operator=(const FakeDriver&) = delete;  // ditto
+
+  FaultInjector& faults();
+  // Live objects now.
+  Inventory LiveObjects() const;
+  // Human-readable list of each live object (kind, handle, where it was created); empty if none.
+  std::string LeakReport() const;
+  const DriverOptions& options() const;
+
+  DriverState& state() { return *state_; }  // internal use by the entry points
+
+ private:
+  explicit FakeDriver(std::unique_ptr<DriverState> state);
+  std::unique_ptr<DriverState> state_;
+};
+
+// The process-wide driver that the C entry points (cuInit, ...) serve; null when none. Install
+// replaces any previous one (it does not own it).
+void Install(FakeDriver* driver);
+FakeDriver* Installed();
+
+// Creates a driver and installs it for its lifetime; restores the previous one afterwards.
+class ScopedDriver {
+ public:
+  explicit ScopedDriver(DriverOptions options = {});
+  ~ScopedDriver();
+  ScopedDriver(const ScopedDriver&) = delete;
+  ScopedDriver& operator=(const ScopedDriver&) = delete;
+  FakeDriver& driver() { return *driver_; }
+  FakeDriver* operator->() { return driver_.get(); }
+
+ private:
+  std::unique_ptr<FakeDriver> driver_;
+  FakeDriver* previous_;
+};
+
+// Fills every entry of `api` with fakecuda's entry points (they serve the installed driver).
+void FillCudaApi(cuhal::CudaApi* api);
+
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_FAKE_DRIVER_H_
