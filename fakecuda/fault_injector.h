@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -57,6 +56,7 @@ class FaultInjector {
 
   // Calls seen (including failed ones) since the last ResetCounters.
   std::uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+  // Calls of one entry point, counted from the call log (0 unless the log is enabled).
   std::uint64_t calls(std::string_view entry) const;
   // Faults injected since the last ResetCounters.
   std::uint64_t injected() const { return injected_.load(std::memory_order_relaxed); }
@@ -75,12 +75,11 @@ class FaultInjector {
   };
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<std::uint64_t> injected_{0};
-  std::atomic<bool> slow_path_{false};  // rules, log, or per-entry counts wanted
+  std::atomic<bool> slow_path_{false};  // rules or the log are active
   mutable std::mutex mu_;
-  std::vector<ActiveRule> rules_;            // guarded by mu_
-  std::map<std::string, std::uint64_t, std::less<>> per_entry_;  // guarded by mu_
-  bool log_enabled_ = false;                 // guarded by mu_
-  std::vector<std::string> log_;             // guarded by mu_
+  std::vector<ActiveRule> rules_;   // guarded by mu_
+  bool log_enabled_ = false;        // guarded by mu_
+  std::vector<const char*> log_;    // guarded by mu_; entry names are string literals
 };
 
 }  // namespace fakecuda

@@ -1,0 +1,304 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: primary contexts, created contexts, the per-thread context stack, limits.
+#include <algorithm>
+
+#include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/thread_state.h"
+
+namespace fakecuda {
+namespace {
+
+// Flags accepted by cuCtxCreate / cuDevicePrimaryCtxSetFlags: one scheduling mode plus the
+// optional bits.
+constexpr unsigned kCtxOptionalBits = CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX |
+                                      CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
+                                      CU_CTX_SYNC_MEMOPS;
+
+bool ValidCtxFlags(unsigned flags) {
+  unsigned sched = flags & CU_CTX_SCHED_MASK;
+  if (sched != CU_CTX_SCHED_AUTO && sched != CU_CTX_SCHED_SPIN && sched != CU_CTX_SCHED_YIELD &&
+      sched != CU_CTX_SCHED_BLOCKING_SYNC) {
+    return false;
+  }
+  return (flags & ~(CU_CTX_SCHED_MASK | kCtxOptionalBits)) == 0;
+}
+
+Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
+                     std::uint64_t id = 0) {
+  auto c = std::make_unique<Context>();
+  c->id = id != 0 ? id : st->NewId();
+  c->device = device;
+  c->primary = primary;
+  c->flags = flags;
+  Context* raw = c.get();
+  st->contexts[raw->id] = std::move(c);
+  return raw;
+}
+
+// Removes `ctx_id` from the calling thread's stack top if it is there (cuCtxDestroy's rule).
+void PopIfCurrent(DriverState* st, std::uint64_t ctx_id) {
+  auto& stack = ThreadContextStack(st->serial);
+  if (!stack.empty() && stack.back() == ctx_id) stack.pop_back();
+}
+
+void DestroyContextObject(DriverState* st, std::uint64_t ctx_id,
+                          std::unique_lock<std::mutex>& lock) {
+  st->TeardownContext(ctx_id, lock);
+  st->contexts.erase(ctx_id);
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+using fakecuda::Context;
+using fakecuda::DriverState;
+using fakecuda::HandleKind;
+using fakecuda::ThreadContextStack;
+using fakecuda::ValidDevice;
+
+extern "C" {
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+  FAKECUDA_ENTER(cuDevicePrimaryCtxRetain)
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  if (d.primary_ctx_id == 0) d.primary_ctx_id = st->NewId();  // one handle per device, for life
+  if (d.primary_refcount == 0 || st->contexts.count(d.primary_ctx_id) == 0) {
+    fakecuda::MakeContext(st, dev, /*primary=*/true, d.primary_flags, d.primary_ctx_id);
+  }
+  ++d.primary_refcount;
+  *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, d.primary_ctx_id);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
+  FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (--d.primary_refcount == 0) {
+    // The last release destroys the context and everything in it; the handle stays the device's.
+    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+  FAKECUDA_ENTER(cuDevicePrimaryCtxSetFlags)
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!fakecuda::ValidCtxFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
+  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  d.primary_flags = flags;
+  if (auto it = st->contexts.find(d.primary_ctx_id); it != st->contexts.end()) {
+    it->second->flags = flags;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* active) {
+  FAKECUDA_ENTER(cuDevicePrimaryCtxGetState)
+  if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  const fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  *flags = d.primary_flags;
+  *active = d.primary_refcount > 0 ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
+  FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  // Destroys the context's resources and resets its flags, whatever the retain count.
+  if (d.primary_ctx_id != 0 && st->contexts.count(d.primary_ctx_id) != 0) {
+    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
+    if (d.primary_refcount > 0) {
+      fakecuda::MakeContext(st, dev, /*primary=*/true, 0, d.primary_ctx_id);
+    }
+  }
+  d.primary_flags = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams,
+                             unsigned int flags, CUdevice dev) {
+  FAKECUDA_ENTER(cuCtxCreate)
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!fakecuda::ValidCtxFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
+  if (ctxCreateParams != nullptr && (ctxCreateParams->execAffinityParams != nullptr ||
+                                     ctxCreateParams->cigParams != nullptr)) {
+    return CUDA_ERROR_NOT_SUPPORTED;  // execution affinity and CIG are not modelled
+  }
+  Context* c = fakecuda::MakeContext(st, dev, /*primary=*/false, flags);
+  ThreadContextStack(st->serial).push_back(c->id);
+  *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, c->id);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
+  FAKECUDA_ENTER(cuCtxDestroy)
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Context* c = st->FindContext(ctx);
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c->primary) return CUDA_ERROR_INVALID_CONTEXT;
+  std::uint64_t id = c->id;
+  fakecuda::PopIfCurrent(st, id);
+  fakecuda::DestroyContextObject(st, id, lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
+  FAKECUDA_ENTER(cuCtxPushCurrent)
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Context* c = st->FindContext(ctx);
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  ThreadContextStack(st->serial).push_back(c->id);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) {
+  FAKECUDA_ENTER(cuCtxPopCurrent)
+  auto& stack = ThreadContextStack(st->serial);
+  if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  std::uint64_t id = stack.back();
+  stack.pop_back();
+  if (pctx != nullptr) *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, id);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  FAKECUDA_ENTER(cuCtxSetCurrent)
+  auto& stack = ThreadContextStack(st->serial);
+  if (ctx == nullptr) {
+    if (!stack.empty()) stack.pop_back();
+    return CUDA_SUCCESS;
+  }
+  Context* c = st->FindContext(ctx);
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (stack.empty()) {
+    stack.push_back(c->id);
+  } else {
+    stack.back() = c->id;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) {
+  FAKECUDA_ENTER(cuCtxGetCurrent)
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto& stack = ThreadContextStack(st->serial);
+  *pctx = stack.empty() ? nullptr
+                        : fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, stack.back());
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+  FAKECUDA_ENTER(cuCtxGetDevice)
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  *device = ctx->device;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) {
+  FAKECUDA_ENTER(cuCtxGetFlags)
+  if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  *flags = ctx->flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
+  FAKECUDA_ENTER(cuCtxGetApiVersion)
+  if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Context* c = nullptr;
+  if (ctx == nullptr) {
+    if (CUresult err = fakecuda::CurrentContextOrError(st, &c); err != CUDA_SUCCESS) return err;
+  } else {
+    c = st->FindContext(ctx);
+    if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  *version = 3020;  // every context made through the v2+ API reports 3020
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void) {
+  FAKECUDA_ENTER(cuCtxSynchronize)
+  FAKECUDA_REQUIRE_CONTEXT()
+  return st->SyncAll(ctx->id, lock);
+}
+
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  FAKECUDA_ENTER(cuCtxGetStreamPriorityRange)
+  FAKECUDA_REQUIRE_CONTEXT()
+  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  (void)profile;
+  if (leastPriority != nullptr) *leastPriority = 0;
+  if (greatestPriority != nullptr) *greatestPriority = -5;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
+  FAKECUDA_ENTER(cuCtxGetLimit)
+  if (pvalue == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  static const std::map<int, size_t> kDefaults = {
+      {CU_LIMIT_STACK_SIZE, 1024},
+      {CU_LIMIT_PRINTF_FIFO_SIZE, 1048576},
+      {CU_LIMIT_MALLOC_HEAP_SIZE, 8388608},
+      {CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 2},
+      {CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 2048},
+      {CU_LIMIT_MAX_L2_FETCH_GRANULARITY, 32},
+      {CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0},
+  };
+  auto def = kDefaults.find(limit);
+  if (def == kDefaults.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  auto it = ctx->limits.find(limit);
+  *pvalue = it != ctx->limits.end() ? it->second : def->second;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
+  FAKECUDA_ENTER(cuCtxSetLimit)
+  FAKECUDA_REQUIRE_CONTEXT()
+  switch (limit) {
+    case CU_LIMIT_STACK_SIZE:
+    case CU_LIMIT_PRINTF_FIFO_SIZE:
+    case CU_LIMIT_MALLOC_HEAP_SIZE:
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+      ctx->limits[limit] = value;
+      return CUDA_SUCCESS;
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
+      if (value > 128) return CUDA_ERROR_INVALID_VALUE;
+      ctx->limits[limit] = value;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  }
+}
+
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  FAKECUDA_ENTER(cuCtxEnablePeerAccess)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  Context* peer = st->FindContext(peerContext);
+  if (peer == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (peer->device == ctx->device) return CUDA_ERROR_INVALID_DEVICE;
+  if (!ctx->peers.insert(peer->id).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext) {
+  FAKECUDA_ENTER(cuCtxDisablePeerAccess)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Context* peer = st->FindContext(peerContext);
+  if (peer == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (ctx->peers.erase(peer->id) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

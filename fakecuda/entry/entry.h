@@ -1,0 +1,50 @@
+// Copyright 2026 The cuhal Authors.
+// The prologue every fakecuda entry point starts with.
+//
+// Entry points are extern "C" functions with cuda.h's names and signatures; because cuda.h
+// #defines cuMemAlloc to cuMemAlloc_v2 and so on, they are emitted under the real driver's
+// versioned symbol names. Each one:
+//   1. finds the installed driver (none installed: CUDA_ERROR_NOT_INITIALIZED, as before cuInit);
+//   2. lets the fault injector fail the call (before any effect, so a failed call changes nothing);
+//   3. takes the driver lock and checks cuInit has been called.
+#ifndef CUHAL_FAKECUDA_ENTRY_ENTRY_H_
+#define CUHAL_FAKECUDA_ENTRY_ENTRY_H_
+
+#include <cuda.h>
+
+#include <mutex>
+
+#include "fakecuda/internal/driver_state.h"
+
+#define FAKECUDA_ENTER_NOLOCK(name)                                          \
+  ::fakecuda::DriverState* st = ::fakecuda::InstalledState();                \
+  if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;                      \
+  if (CUresult fakecuda_injected_ = st->faults.OnCall(#name);                \
+      fakecuda_injected_ != CUDA_SUCCESS) {                                  \
+    return fakecuda_injected_;                                               \
+  }
+
+#define FAKECUDA_ENTER(name)                                                 \
+  FAKECUDA_ENTER_NOLOCK(name)                                                \
+  std::unique_lock<std::mutex> lock(st->mu);                                 \
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+
+// After FAKECUDA_ENTER: binds `ctx` to the current context, or returns the real error for none
+// (CUDA_ERROR_INVALID_CONTEXT), a destroyed one (CUDA_ERROR_CONTEXT_IS_DESTROYED) or a poisoned
+// one (its sticky error).
+#define FAKECUDA_REQUIRE_CONTEXT()                                           \
+  ::fakecuda::Context* ctx = nullptr;                                        \
+  if (CUresult fakecuda_ctx_err_ = ::fakecuda::CurrentContextOrError(st, &ctx); \
+      fakecuda_ctx_err_ != CUDA_SUCCESS) {                                   \
+    return fakecuda_ctx_err_;                                                \
+  }
+
+namespace fakecuda {
+CUresult CurrentContextOrError(DriverState* st, Context** ctx);
+// Validates a device ordinal against the installed devices.
+inline bool ValidDevice(const DriverState* st, CUdevice dev) {
+  return dev >= 0 && static_cast<size_t>(dev) < st->devices.size();
+}
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_ENTRY_ENTRY_H_

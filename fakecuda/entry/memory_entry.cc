@@ -1,0 +1,673 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: device, pinned, registered and managed memory; copies; memsets; pointer
+// attributes.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/memory_hooks.h"
+
+using fakecuda::Allocation;
+using fakecuda::Context;
+using fakecuda::DriverState;
+using fakecuda::MemoryType;
+using fakecuda::Op;
+using fakecuda::Stream;
+
+namespace fakecuda {
+
+// Addresses at or above this are fake device addresses (never host memory).
+constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
+
+// Where the bytes of [ptr, ptr + size) live on the host.
+struct Resolved {
+  std::byte* data = nullptr;
+  Allocation* allocation = nullptr;  // null for pageable host memory
+};
+
+// Resolves a pointer the device may access (device, pool, pinned, registered, managed memory).
+CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out) {
+  Allocation* a = st->FindAllocation(ptr, 1);
+  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (size > a->size - (ptr - a->base)) return CUDA_ERROR_INVALID_VALUE;
+  out->allocation = a;
+  out->data = a->data + (ptr - a->base);
+  return CUDA_SUCCESS;
+}
+
+// Resolves a pointer the host passes as host memory: known host allocations are bounds-checked,
+// anything else below the device range is pageable memory the fake cannot check (as the real
+// driver cannot). Device addresses are rejected.
+CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out) {
+  auto ptr = reinterpret_cast<std::uintptr_t>(p);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (Allocation* a = st->FindAllocation(ptr, 1)) {
+    if (a->type == MemoryType::kDevice || a->type == MemoryType::kPool) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (size > a->size - (ptr - a->base)) return CUDA_ERROR_INVALID_VALUE;
+    out->allocation = a;
+    out->data = a->data + (ptr - a->base);
+    return CUDA_SUCCESS;
+  }
+  if (ptr >= kDeviceVaBase) return CUDA_ERROR_INVALID_VALUE;
+  out->allocation = nullptr;
+  out->data = static_cast<std::byte*>(const_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+
+// Unified addressing (cuMemcpy, cuMemcpyAsync): either kind.
+CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out) {
+  if (ptr >= kDeviceVaBase) return ResolveDevice(st, ptr, size, out);
+  return ResolveHost(st, reinterpret_cast<const void*>(ptr), size, out);
+}
+
+bool IsPageable(const Resolved& r) { return r.allocation == nullptr; }
+
+bool DeviceSide(const Resolved& r) {
+  return r.allocation != nullptr &&
+         (r.allocation->type == MemoryType::kDevice || r.allocation->type == MemoryType::kPool);
+}
+
+// Queues a copy on `s`. A pageable source is staged at call time and a pageable destination
+// makes the call wait for the copy, as the real driver does; otherwise the bytes move when the
+// op runs (so unsynchronized readers see stale data under the adversarial policy).
+CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std::size_t n,
+                     bool synchronous, const char* what, std::unique_lock<std::mutex>& lock) {
+  if (n == 0) return CUDA_SUCCESS;
+  Op op;
+  op.what = what;
+  op.cost_us = DriverState::CopyCostUs(n, DeviceSide(dst) && DeviceSide(src));
+  std::byte* d = dst.data;
+  if (IsPageable(src)) {
+    auto staged = std::make_shared<std::vector<std::byte>>(src.data, src.data + n);
+    op.body = [d, staged] {
+      std::memcpy(d, staged->data(), staged->size());
+      return CUDA_SUCCESS;
+    };
+  } else {
+    std::byte* from = src.data;
+    op.body = [d, from, n] {
+      std::memmove(d, from, n);
+      return CUDA_SUCCESS;
+    };
+  }
+  std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
+  if (synchronous || IsPageable(dst)) {
+    std::uint64_t id = s->id;
+    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
+                       std::size_t elem, std::size_t count, bool synchronous, const char* what,
+                       std::unique_lock<std::mutex>& lock) {
+  if (dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
+  Resolved r;
+  if (CUresult e = ResolveDevice(st, dst, count * elem, &r); e != CUDA_SUCCESS) return e;
+  if (count == 0) return CUDA_SUCCESS;
+  Op op;
+  op.what = what;
+  op.cost_us = DriverState::CopyCostUs(count * elem, true);
+  std::byte* d = r.data;
+  op.body = [d, value, elem, count] {
+    if (elem == 1) {
+      std::memset(d, static_cast<int>(value & 0xFF), count);
+    } else {
+      for (std::size_t i = 0; i < count; ++i) {
+        if (elem == 2) {
+          auto v = static_cast<std::uint16_t>(value);
+          std::memcpy(d + i * 2, &v, 2);
+        } else {
+          auto v = static_cast<std::uint32_t>(value);
+          std::memcpy(d + i * 4, &v, 4);
+        }
+      }
+    }
+    return CUDA_SUCCESS;
+  };
+  std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
+  if (synchronous) {
+    std::uint64_t id = s->id;
+    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,
+                   const char* what) {
+  if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (bytesize == 0) {
+    *pp = nullptr;
+    return CUDA_SUCCESS;
+  }
+  Allocation a;
+  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  a.id = st->NewId();
+  a.type = MemoryType::kPinnedHost;
+  a.base = reinterpret_cast<std::uintptr_t>(a.data);
+  a.size = bytesize;
+  a.device = ctx->device;
+  a.ctx_id = ctx->id;
+  a.flags = flags;
+  a.created_by = what;
+  *pp = a.data;
+  st->allocations.emplace(a.base, std::move(a));
+  return CUDA_SUCCESS;
+}
+
+}  // namespace fakecuda
+
+using fakecuda::Resolved;
+
+extern "C" {
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
+  FAKECUDA_ENTER(cuMemAlloc)
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
+  if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  Allocation a;
+  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  a.id = st->NewId();
+  a.type = MemoryType::kDevice;
+  a.base = st->ReserveVa(ctx->device, bytesize);
+  a.size = bytesize;
+  a.device = ctx->device;
+  a.ctx_id = ctx->id;
+  a.created_by = "cuMemAlloc";
+  d.bytes_in_use += bytesize;
+  *dptr = a.base;
+  st->allocations.emplace(a.base, std::move(a));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
+  FAKECUDA_ENTER(cuMemFree)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (dptr == 0) return CUDA_SUCCESS;
+  auto it = st->allocations.find(dptr);
+  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  if (it->second.type == MemoryType::kPool) {
+    return fakecuda::PoolFreeSync(st, dptr, lock);
+  }
+  if (it->second.type != MemoryType::kDevice && it->second.type != MemoryType::kManaged) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // cuMemFree waits for the device to stop using the memory.
+  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  it = st->allocations.find(dptr);
+  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  st->ReleaseAllocation(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
+  FAKECUDA_ENTER(cuMemGetInfo)
+  if (free == nullptr || total == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  const fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
+  *total = d.profile.total_memory;
+  *free = d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+  FAKECUDA_ENTER(cuMemGetAddressRange)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Allocation* a = st->FindAllocation(dptr, 1);
+  if (a == nullptr) return CUDA_ERROR_NOT_FOUND;
+  if (pbase != nullptr) *pbase = a->base;
+  if (psize != nullptr) *psize = a->size;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAllocHost(void** pp, size_t bytesize) {
+  FAKECUDA_ENTER(cuMemAllocHost)
+  return fakecuda::HostAlloc(st, pp, bytesize, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP,
+                             "cuMemAllocHost");
+}
+
+CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+  FAKECUDA_ENTER(cuMemHostAlloc)
+  constexpr unsigned kKnown =
+      CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+  if (Flags & ~kKnown) return CUDA_ERROR_INVALID_VALUE;
+  return fakecuda::HostAlloc(st, pp, bytesize, Flags, "cuMemHostAlloc");
+}
+
+CUresult CUDAAPI cuMemFreeHost(void* p) {
+  FAKECUDA_ENTER(cuMemFreeHost)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (p == nullptr) return CUDA_SUCCESS;
+  auto it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == st->allocations.end() || it->second.type != MemoryType::kPinnedHost) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  st->ReleaseAllocation(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+  FAKECUDA_ENTER(cuMemHostGetDevicePointer)
+  if (pdptr == nullptr || p == nullptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  Allocation* a = st->FindAllocation(reinterpret_cast<std::uintptr_t>(p), 1);
+  if (a == nullptr ||
+      (a->type != MemoryType::kPinnedHost && a->type != MemoryType::kRegisteredHost)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: the same address
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) {
+  FAKECUDA_ENTER(cuMemHostGetFlags)
+  if (pFlags == nullptr || p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  Allocation* a = st->FindAllocation(reinterpret_cast<std::uintptr_t>(p), 1);
+  if (a == nullptr ||
+      (a->type != MemoryType::kPinnedHost && a->type != MemoryType::kRegisteredHost)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pFlags = a->flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags) {
+  FAKECUDA_ENTER(cuMemHostRegister)
+  constexpr unsigned kKnown = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                              CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+  if (p == nullptr || bytesize == 0 || (Flags & ~kKnown)) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  auto base = reinterpret_cast<std::uintptr_t>(p);
+  if (base >= fakecuda::kDeviceVaBase) return CUDA_ERROR_INVALID_VALUE;
+  // Any overlap with registered or pinned memory is refused.
+  auto it = st->allocations.lower_bound(base);
+  if (it != st->allocations.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.base + prev->second.size > base) {
+      return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    }
+  }
+  if (it != st->allocations.end() && it->second.base < base + bytesize) {
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  }
+  Allocation a;
+  a.id = st->NewId();
+  a.type = MemoryType::kRegisteredHost;
+  a.base = base;
+  a.size = bytesize;
+  a.data = static_cast<std::byte*>(p);
+  a.device = ctx->device;
+  a.ctx_id = ctx->id;
+  a.flags = Flags;
+  a.created_by = "cuMemHostRegister";
+  st->allocations.emplace(base, std::move(a));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void* p) {
+  FAKECUDA_ENTER(cuMemHostUnregister)
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  auto it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == st->allocations.end() || it->second.type != MemoryType::kRegisteredHost) {
+    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  }
+  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it != st->allocations.end()) st->ReleaseAllocation(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) {
+  FAKECUDA_ENTER(cuMemAllocManaged)
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  Allocation a;
+  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  a.id = st->NewId();
+  a.type = MemoryType::kManaged;
+  a.base = reinterpret_cast<std::uintptr_t>(a.data);
+  a.size = bytesize;
+  a.device = ctx->device;
+  a.ctx_id = ctx->id;
+  a.flags = flags;
+  a.created_by = "cuMemAllocManaged";
+  *dptr = a.base;
+  st->allocations.emplace(a.base, std::move(a));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                    unsigned int flags, CUstream hStream) {
+  FAKECUDA_ENTER(cuMemPrefetchAsync)
+  (void)location;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  Allocation* a = st->FindAllocation(devPtr, count);
+  if (a == nullptr || a->type != MemoryType::kManaged) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  Op op;
+  op.what = "cuMemPrefetchAsync";
+  op.cost_us = DriverState::CopyCostUs(count, false);
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                             CUmemLocation location) {
+  FAKECUDA_ENTER(cuMemAdvise)
+  (void)location;
+  if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  Allocation* a = st->FindAllocation(devPtr, count);
+  if (a == nullptr || a->type != MemoryType::kManaged) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+// --- copies ---
+
+#define FAKECUDA_STREAM_OR_RETURN(var, handle)   \
+  CUresult var##_err;                            \
+  Stream* var = st->ResolveStream(handle, &var##_err); \
+  if (var == nullptr) return var##_err;
+
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+  FAKECUDA_ENTER(cuMemcpy)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpy", lock);
+}
+
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+                               CUstream hStream) {
+  FAKECUDA_ENTER(cuMemcpyAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyAsync", lock);
+}
+
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+  FAKECUDA_ENTER(cuMemcpyHtoD)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyHtoD", lock);
+}
+
+CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  FAKECUDA_ENTER(cuMemcpyDtoH)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyDtoH", lock);
+}
+
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+  FAKECUDA_ENTER(cuMemcpyDtoD)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  // Device-to-device copies are asynchronous with respect to the host, even this one.
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoD", lock);
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
+                                   CUstream hStream) {
+  FAKECUDA_ENTER(cuMemcpyHtoDAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyHtoDAsync", lock);
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream) {
+  FAKECUDA_ENTER(cuMemcpyDtoHAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoHAsync", lock);
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream) {
+  FAKECUDA_ENTER(cuMemcpyDtoDAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoDAsync", lock);
+}
+
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                              CUcontext srcContext, size_t ByteCount) {
+  FAKECUDA_ENTER(cuMemcpyPeer)
+  if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyPeer", lock);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+                                   CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+                                   CUstream hStream) {
+  FAKECUDA_ENTER(cuMemcpyPeerAsync)
+  if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  FAKECUDA_REQUIRE_CONTEXT()
+  Resolved d, s;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyPeerAsync", lock);
+}
+
+// --- memsets ---
+
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  FAKECUDA_ENTER(cuMemsetD8)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, true, "cuMemsetD8", lock);
+}
+
+CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+  FAKECUDA_ENTER(cuMemsetD16)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, true, "cuMemsetD16", lock);
+}
+
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+  FAKECUDA_ENTER(cuMemsetD32)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, true, "cuMemsetD32", lock);
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                 CUstream hStream) {
+  FAKECUDA_ENTER(cuMemsetD8Async)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, false, "cuMemsetD8Async", lock);
+}
+
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
+                                  CUstream hStream) {
+  FAKECUDA_ENTER(cuMemsetD16Async)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, false, "cuMemsetD16Async", lock);
+}
+
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
+                                  CUstream hStream) {
+  FAKECUDA_ENTER(cuMemsetD32Async)
+  FAKECUDA_REQUIRE_CONTEXT()
+  FAKECUDA_STREAM_OR_RETURN(stream, hStream)
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, false, "cuMemsetD32Async", lock);
+}
+
+// --- pointer attributes ---
+
+}  // extern "C"
+
+namespace fakecuda {
+
+CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attribute,
+                          CUdeviceptr ptr) {
+  Allocation* a = st->FindAllocation(ptr, 1);
+  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  bool device = a->type == MemoryType::kDevice || a->type == MemoryType::kPool;
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext*>(data) = EncodeHandle<CUcontext>(HandleKind::kContext, a->ctx_id);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned*>(data) =
+          (device || a->type == MemoryType::kManaged) ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      *static_cast<CUdeviceptr*>(data) = ptr;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (device) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void**>(data) = reinterpret_cast<void*>(ptr);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+      *static_cast<int*>(data) = 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+      *static_cast<unsigned long long*>(data) = a->id;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<int*>(data) = a->type == MemoryType::kManaged ? 1 : 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = a->device;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr*>(data) = a->base;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t*>(data) = a->size;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+      *static_cast<int*>(data) = 1;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+      if (a->type != MemoryType::kPool) {
+        *static_cast<CUmemoryPool*>(data) = nullptr;
+        return CUDA_SUCCESS;
+      }
+      *static_cast<CUmemoryPool*>(data) = EncodeHandle<CUmemoryPool>(HandleKind::kPool, a->pool_id);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+      *static_cast<int*>(data) = a->type == MemoryType::kDevice ? 1 : 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+      *static_cast<int*>(data) = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+}  // namespace fakecuda
+
+extern "C" {
+
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  FAKECUDA_ENTER(cuPointerGetAttribute)
+  if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return fakecuda::PointerAttribute(st, data, attribute, ptr);
+}
+
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+                                        CUpointer_attribute* attributes, void** data,
+                                        CUdeviceptr ptr) {
+  FAKECUDA_ENTER(cuPointerGetAttributes)
+  if (numAttributes == 0 || attributes == nullptr || data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Unlike the singular form, an unknown pointer is not an error here: each attribute reads as
+  // "not a CUDA allocation" (zero / null), as the real driver reports.
+  bool known = st->FindAllocation(ptr, 1) != nullptr;
+  for (unsigned i = 0; i < numAttributes; ++i) {
+    if (data[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!known) {
+      switch (attributes[i]) {
+        case CU_POINTER_ATTRIBUTE_CONTEXT:
+        case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+          *static_cast<void**>(data[i]) = nullptr;
+          break;
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+          *static_cast<unsigned*>(data[i]) = 0;
+          break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+          *static_cast<unsigned long long*>(data[i]) = 0;
+          break;
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+          *static_cast<void**>(data[i]) = nullptr;
+          break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+          *static_cast<size_t*>(data[i]) = 0;
+          break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+          *static_cast<int*>(data[i]) = -2;
+          break;
+        default:
+          *static_cast<int*>(data[i]) = 0;
+          break;
+      }
+      continue;
+    }
+    CUresult e = fakecuda::PointerAttribute(st, data[i], attributes[i], ptr);
+    if (e != CUDA_SUCCESS) return e;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

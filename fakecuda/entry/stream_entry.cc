@@ -1,0 +1,295 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: streams, events, host functions.
+#include <algorithm>
+
+#include "fakecuda/entry/entry.h"
+
+using fakecuda::Context;
+using fakecuda::DriverState;
+using fakecuda::Event;
+using fakecuda::HandleKind;
+using fakecuda::Op;
+using fakecuda::Stream;
+
+namespace fakecuda {
+namespace {
+
+// The stream priority range of every fake device (as on the H200: 0 is least, -5 greatest).
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+
+CUresult CreateStream(DriverState* st, CUstream* ph, unsigned flags, int priority) {
+  if (ph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
+  Stream* s = st->NewStream(ctx, flags, priority);
+  *ph = EncodeHandle<CUstream>(HandleKind::kStream, s->id);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+namespace fakecuda {
+CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
+                     std::unique_lock<std::mutex>& lock) {
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  if (s->ctx_id != e->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
+  e->generation++;
+  e->complete = false;
+  e->stream_id = s->id;
+  Op op;
+  op.what = "cuEventRecord";
+  op.record_event_id = e->id;
+  op.record_generation = e->generation;
+  // Set seq before Enqueue can run the op (eager), which may complete the event at once.
+  e->seq = st->next_seq;
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+}  // namespace fakecuda
+
+extern "C" {
+
+CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+  FAKECUDA_ENTER(cuStreamCreate)
+  return fakecuda::CreateStream(st, phStream, Flags, 0);
+}
+
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) {
+  FAKECUDA_ENTER(cuStreamCreateWithPriority)
+  return fakecuda::CreateStream(st, phStream, flags, priority);
+}
+
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
+  FAKECUDA_ENTER(cuStreamDestroy)
+  if (hStream == nullptr || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  // Returns at once; queued work still completes (the stream is reaped when it drains).
+  s->destroyed = true;
+  st->ReapStreams();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
+  FAKECUDA_ENTER(cuStreamQuery)
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  if (auto it = st->contexts.find(s->ctx_id); it != st->contexts.end() &&
+                                              it->second->sticky != CUDA_SUCCESS) {
+    return it->second->sticky;
+  }
+  return st->PollStream(s, 0, lock) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
+  FAKECUDA_ENTER(cuStreamSynchronize)
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  return st->SyncStream(s, 0, lock);
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  FAKECUDA_ENTER(cuStreamWaitEvent)
+  if (Flags != CU_EVENT_WAIT_DEFAULT && Flags != CU_EVENT_WAIT_EXTERNAL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  Op op;
+  op.what = "cuStreamWaitEvent";
+  // Waits for the event's most recent record as of this call; never recorded: no wait.
+  if (e->stream_id != 0 && !e->complete) op.deps.emplace_back(e->stream_id, e->seq);
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
+  FAKECUDA_ENTER(cuStreamGetFlags)
+  if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  *flags = s->flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int* priority) {
+  FAKECUDA_ENTER(cuStreamGetPriority)
+  if (priority == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  *priority = s->priority;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
+  FAKECUDA_ENTER(cuStreamGetCtx)
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) {
+  FAKECUDA_ENTER(cuLaunchHostFunc)
+  if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  Op op;
+  op.what = "cuLaunchHostFunc";
+  op.cost_us = 1.0;
+  op.body = [fn, userData] {
+    fn(userData);
+    return CUDA_SUCCESS;
+  };
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData,
+                                     unsigned int flags) {
+  FAKECUDA_ENTER(cuStreamAddCallback)
+  if (callback == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  Op op;
+  op.what = "cuStreamAddCallback";
+  op.cost_us = 1.0;
+  op.body = [callback, userData, hStream] {
+    callback(hStream, CUDA_SUCCESS, userData);
+    return CUDA_SUCCESS;
+  };
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
+  FAKECUDA_ENTER(cuStreamBeginCapture)
+  (void)mode;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  return CUDA_ERROR_NOT_SUPPORTED;  // stream capture is not modelled by fakecuda yet
+}
+
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
+  FAKECUDA_ENTER(cuStreamEndCapture)
+  if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  return CUDA_ERROR_ILLEGAL_STATE;  // no capture was begun (capture is never active here)
+}
+
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+  FAKECUDA_ENTER(cuStreamIsCapturing)
+  if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  *captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+// --- events ---
+
+CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+  FAKECUDA_ENTER(cuEventCreate)
+  if (phEvent == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  constexpr unsigned kKnown = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+  if (Flags & ~kKnown) return CUDA_ERROR_INVALID_VALUE;
+  if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  FAKECUDA_REQUIRE_CONTEXT()
+  auto e = std::make_unique<Event>();
+  e->id = st->NewId();
+  e->ctx_id = ctx->id;
+  e->flags = Flags;
+  *phEvent = fakecuda::EncodeHandle<CUevent>(HandleKind::kEvent, e->id);
+  st->events.emplace(e->id, std::move(e));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
+  FAKECUDA_ENTER(cuEventDestroy)
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // A pending record still completes; nothing refers to the event by pointer.
+  st->events.erase(e->id);
+  return CUDA_SUCCESS;
+}
+
+
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
+  FAKECUDA_ENTER(cuEventRecord)
+  return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  FAKECUDA_ENTER(cuEventRecordWithFlags)
+  if (flags != CU_EVENT_RECORD_DEFAULT && flags != CU_EVENT_RECORD_EXTERNAL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+}
+
+CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
+  FAKECUDA_ENTER(cuEventQuery)
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (e->complete) return CUDA_SUCCESS;
+  std::uint64_t id = e->id;
+  Stream* s = st->FindStream(e->stream_id);
+  if (s == nullptr) return CUDA_SUCCESS;
+  st->PollStream(s, e->seq, lock);
+  e = st->FindEvent(hEvent);
+  return (e == nullptr || e->id != id || e->complete) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
+  FAKECUDA_ENTER(cuEventSynchronize)
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (e->complete) return CUDA_SUCCESS;
+  Stream* s = st->FindStream(e->stream_id);
+  if (s == nullptr) return CUDA_SUCCESS;
+  return st->SyncStream(s, e->seq, lock);
+}
+
+CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  FAKECUDA_ENTER(cuEventElapsedTime)
+  if (pMilliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Event* a = st->FindEvent(hStart);
+  Event* b = st->FindEvent(hEnd);
+  if (a == nullptr || b == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if ((a->flags & CU_EVENT_DISABLE_TIMING) || (b->flags & CU_EVENT_DISABLE_TIMING)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  if (a->stream_id == 0 || b->stream_id == 0) return CUDA_ERROR_INVALID_HANDLE;
+  if (!a->complete || !b->complete) return CUDA_ERROR_NOT_READY;
+  *pMilliseconds = static_cast<float>((b->time_us - a->time_us) / 1000.0);
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

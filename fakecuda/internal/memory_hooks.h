@@ -1,0 +1,20 @@
+// Copyright 2026 The cuhal Authors.
+// Hooks between the plain memory entry points and the memory-pool model (entry/pool_entry.cc).
+#ifndef CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
+#define CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
+
+#include <cuda.h>
+
+#include <mutex>
+
+#include "fakecuda/internal/driver_state.h"
+
+namespace fakecuda {
+
+// cuMemFree of a pointer that came from cuMemAllocAsync/cuMemAllocFromPoolAsync: frees it at once
+// (no stream ordering; the caller guarantees all accesses completed), as the real driver allows.
+CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr, std::unique_lock<std::mutex>& lock);
+
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
