@@ -15,11 +15,16 @@ namespace fakecuda {
 namespace {
 
 std::atomic<std::uint64_t> g_serial{1};
+// Scheduler waits with nothing runnable, process-wide (see SchedulerWaitTicks).
+std::atomic<std::uint64_t> g_wait_ticks{0};
+constexpr int kWaitTickMs = 10;
 
 // Allocations at least this large are backed by lazily committed anonymous mappings.
 constexpr std::size_t kMmapThreshold = 1 << 20;
 
 }  // namespace
+
+std::uint64_t SchedulerWaitTicks() { return g_wait_ticks.load(std::memory_order_relaxed); }
 
 DriverState::DriverState(DriverOptions opts) : options(std::move(opts)) {
   serial = g_serial.fetch_add(1);
@@ -261,7 +266,8 @@ void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::
   }
   // Nothing this thread can run: another thread is running a needed op, or an op waits for work
   // another thread has yet to enqueue (a collective's peers). Wait for the world to change.
-  cv.wait_for(lock, std::chrono::milliseconds(50));
+  cv.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
+  g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
 
 CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {

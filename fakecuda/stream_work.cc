@@ -1,0 +1,60 @@
+// Copyright 2026 The cuhal Authors.
+#include "fakecuda/stream_work.h"
+
+#include <mutex>
+
+#include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/driver_state.h"
+
+namespace fakecuda {
+
+CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
+  DriverState* st = InstalledState();
+  if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+  std::unique_lock<std::mutex> lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult err;
+  Stream* s = st->ResolveStream(stream, &err);
+  if (s == nullptr) return err;
+  if (auto it = st->contexts.find(s->ctx_id);
+      it != st->contexts.end() && it->second->sticky != CUDA_SUCCESS) {
+    return it->second->sticky;
+  }
+  Op op;
+  op.what = work.what;
+  op.ready = std::move(work.ready);
+  op.body = std::move(work.run);
+  op.cost_us = work.cost_us;
+  st->Enqueue(s, std::move(op), lock);
+  return CUDA_SUCCESS;
+}
+
+void NotifyStreamWork() {
+  DriverState* st = InstalledState();
+  if (st == nullptr) return;
+  { std::lock_guard<std::mutex> lock(st->mu); }
+  st->cv.notify_all();
+}
+
+std::byte* TranslateDevicePointer(CUdeviceptr ptr, std::size_t bytes, int* device) {
+  DriverState* st = InstalledState();
+  if (st == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(st->mu);
+  Allocation* a = st->FindAllocation(ptr, bytes == 0 ? 1 : bytes);
+  if (a == nullptr) return nullptr;
+  if (device) *device = a->device;
+  return a->data + (ptr - a->base);
+}
+
+int StreamDevice(CUstream stream) {
+  DriverState* st = InstalledState();
+  if (st == nullptr) return -1;
+  std::lock_guard<std::mutex> lock(st->mu);
+  CUresult err;
+  Stream* s = st->ResolveStream(stream, &err);
+  if (s == nullptr) return -1;
+  auto it = st->contexts.find(s->ctx_id);
+  return it == st->contexts.end() ? -1 : it->second->device;
+}
+
+}  // namespace fakecuda
