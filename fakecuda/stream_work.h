@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 namespace fakecuda {
