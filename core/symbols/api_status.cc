@@ -110,9 +110,40 @@ std::string_view NcclResultEnumName(ncclResult_t result) {
   }
 }
 
+namespace {
+
+#define CUHAL_STRINGIZE_EXPANDED_INNER_(x) #x
+#define CUHAL_STRINGIZE_EXPANDED_(x) CUHAL_STRINGIZE_EXPANDED_INNER_(x)
+
+// The plain cuda.h name of a CudaApi entry given its versioned spelling ("cuMemFree_v2" ->
+// "cuMemFree"); anything else is returned unchanged. CUHAL_CU stringizes its `fn` argument, which
+// is already the versioned spelling when fn reached CUHAL_CU through another macro (as in
+// driver_handles.h's traits), because cuda.h #defines cuMemFree to cuMemFree_v2. Error path only.
+std::string_view PlainCudaName(std::string_view call) {
+  struct Spelling {
+    std::string_view expanded;
+    std::string_view plain;
+  };
+  static constexpr Spelling kSpellings[] = {
+#define CUHAL_CU_PFN(kind, name, arity) {CUHAL_STRINGIZE_EXPANDED_(name), #name},
+#include "core/symbols/cuda_symbols.inc"
+#undef CUHAL_CU_PFN
+  };
+  for (const Spelling& spelling : kSpellings) {
+    if (spelling.expanded == call) return spelling.plain;
+  }
+  return call;
+}
+
+#undef CUHAL_STRINGIZE_EXPANDED_
+#undef CUHAL_STRINGIZE_EXPANDED_INNER_
+
+}  // namespace
+
 Status CudaResultToStatus(const CudaApi* api, CUresult result, std::string_view call,
                           std::source_location loc) {
   if (result == CUDA_SUCCESS) [[likely]] return OkStatus();
+  call = PlainCudaName(call);
   std::string name;
   std::string text;
   const char* p = nullptr;
@@ -149,6 +180,7 @@ Status NcclResultToStatus(const NcclApi* api, ncclResult_t result, std::string_v
 
 Status MissingEntryStatus(std::string_view library, std::string_view entry,
                           std::source_location loc) {
+  if (library == "libcuda") entry = PlainCudaName(entry);
   return Status(StatusCode::kUnimplemented,
                 StrCat(entry, " is not provided by the bound ", library,
                        " (optional entry point missing)"),

@@ -24,7 +24,9 @@ std::string_view NcclResultEnumName(ncclResult_t result);
 
 // OK for CUDA_SUCCESS; otherwise "<call>: <NAME> (<string>)" where NAME and string come from
 // the table's cuGetErrorName/cuGetErrorString. When those entries are missing or fail, the
-// enumerator's spelling from cuda.h stands in, and failing that "CUresult <number>".
+// enumerator's spelling from cuda.h stands in, and failing that "CUresult <number>". A `call`
+// that is the versioned spelling of a CudaApi entry ("cuMemFree_v2", which is what a macro that
+// forwards cuMemFree to CUHAL_CU passes) is reported by its plain name ("cuMemFree").
 Status CudaResultToStatus(const CudaApi* api, CUresult result, std::string_view call,
                           std::source_location loc = std::source_location::current());
 // OK for ncclSuccess; otherwise "<call>: <ncclName> (<ncclGetErrorString>)"; and, given a
