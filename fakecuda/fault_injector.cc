@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/symbols/api_status.h"
 
 namespace fakecuda {
 namespace {
@@ -18,9 +17,18 @@ std::uint64_t NextRandom(std::uint64_t* state) {
 }
 
 bool ParseCuResult(std::string_view name, CUresult* out) {
-  for (int code = 0; code <= 1000; ++code) {
-    if (cuhal::CudaResultEnumName(static_cast<CUresult>(code)) == name) {
-      *out = static_cast<CUresult>(code);
+  struct Code {
+    std::string_view name;
+    CUresult value;
+  };
+  static constexpr Code kCodes[] = {
+#define CUHAL_CU_RESULT(code) {#code, code},
+#include "core/symbols/cu_result_list.inc"
+#undef CUHAL_CU_RESULT
+  };
+  for (const Code& c : kCodes) {
+    if (c.name == name) {
+      *out = c.value;
       return true;
     }
   }
