@@ -1,79 +1,210 @@
 // Copyright 2026 The cuhal Authors.
-// PLACEHOLDER: not modelled yet; every entry answers CUDA_ERROR_NOT_SUPPORTED.
+// Entry points: memory pools and the stream-ordered allocator. Argument checks live here; the
+// allocator itself is fakecuda/internal/mem_pool.h (read its invariants first).
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/memory_hooks.h"
+
+using fakecuda::Allocation;
+using fakecuda::Context;
+using fakecuda::DriverState;
+using fakecuda::MemoryType;
+using fakecuda::MemPool;
+using fakecuda::Op;
+using fakecuda::PoolModel;
+using fakecuda::Stream;
+using fakecuda::ValidDevice;
+
+namespace fakecuda {
+namespace {
+
+// The stream for a stream-ordered call and its (live, unpoisoned) context. NULL/legacy/per-thread
+// need a current context (CUDA_ERROR_INVALID_CONTEXT without one); an explicit stream carries its
+// own, so none need be current.
+CUresult StreamAndContext(DriverState* st, CUstream handle, Stream** stream, Context** ctx) {
+  CUresult err;
+  *stream = st->ResolveStream(handle, &err);
+  if (*stream == nullptr) return err;
+  auto it = st->contexts.find((*stream)->ctx_id);
+  if (it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
+  *ctx = it->second.get();
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
 
 extern "C" {
 
-CUresult CUDAAPI cuMemPoolCreate([[maybe_unused]] CUmemoryPool *pool, [[maybe_unused]] const CUmemPoolProps *poolProps) {
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* poolProps) {
   FAKECUDA_ENTER(cuMemPoolCreate)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (pool == nullptr || poolProps == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return PoolModel::Of(st).Create(*poolProps, pool);
 }
 
-CUresult CUDAAPI cuMemPoolDestroy([[maybe_unused]] CUmemoryPool pool) {
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool) {
   FAKECUDA_ENTER(cuMemPoolDestroy)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(pool);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return model.Destroy(p);
 }
 
-CUresult CUDAAPI cuMemPoolSetAttribute([[maybe_unused]] CUmemoryPool pool, [[maybe_unused]] CUmemPool_attribute attr, [[maybe_unused]] void *value) {
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
   FAKECUDA_ENTER(cuMemPoolSetAttribute)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  MemPool* p = PoolModel::Of(st).Find(pool);
+  if (p == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return p->SetAttribute(attr, value);
 }
 
-CUresult CUDAAPI cuMemPoolGetAttribute([[maybe_unused]] CUmemoryPool pool, [[maybe_unused]] CUmemPool_attribute attr, [[maybe_unused]] void *value) {
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
   FAKECUDA_ENTER(cuMemPoolGetAttribute)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  MemPool* p = PoolModel::Of(st).Find(pool);
+  if (p == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return p->GetAttribute(attr, value);
 }
 
-CUresult CUDAAPI cuMemPoolTrimTo([[maybe_unused]] CUmemoryPool pool, [[maybe_unused]] size_t minBytesToKeep) {
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
   FAKECUDA_ENTER(cuMemPoolTrimTo)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(pool);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  model.TrimTo(p, minBytesToKeep);
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemPoolSetAccess([[maybe_unused]] CUmemoryPool pool, [[maybe_unused]] const CUmemAccessDesc *map, [[maybe_unused]] size_t count) {
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) {
   FAKECUDA_ENTER(cuMemPoolSetAccess)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(pool);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return model.SetAccess(p, map, count);
 }
 
-CUresult CUDAAPI cuMemPoolGetAccess([[maybe_unused]] CUmemAccess_flags *flags, [[maybe_unused]] CUmemoryPool memPool, [[maybe_unused]] CUmemLocation *location) {
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool memPool,
+                                    CUmemLocation* location) {
   FAKECUDA_ENTER(cuMemPoolGetAccess)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(memPool);
+  if (p == nullptr || flags == nullptr || location == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return model.GetAccess(p, *location, flags);
 }
 
-CUresult CUDAAPI cuMemAllocAsync([[maybe_unused]] CUdeviceptr *dptr, [[maybe_unused]] size_t bytesize, [[maybe_unused]] CUstream hStream) {
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
   FAKECUDA_ENTER(cuMemAllocAsync)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = nullptr;
+  Context* ctx = nullptr;
+  if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
+  if (bytesize == 0) {
+    *dptr = 0;  // measured: size 0 succeeds with a NULL pointer and allocates nothing
+    return CUDA_SUCCESS;
+  }
+  // From the pool current to the stream's device.
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.CurrentPool(ctx->device);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr, lock);
 }
 
-CUresult CUDAAPI cuMemAllocFromPoolAsync([[maybe_unused]] CUdeviceptr *dptr, [[maybe_unused]] size_t bytesize, [[maybe_unused]] CUmemoryPool pool, [[maybe_unused]] CUstream hStream) {
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool,
+                                         CUstream hStream) {
   FAKECUDA_ENTER(cuMemAllocFromPoolAsync)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(pool);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Stream* s = nullptr;
+  Context* ctx = nullptr;
+  if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
+  if (bytesize == 0) {
+    *dptr = 0;  // measured: size 0 succeeds with a NULL pointer and allocates nothing
+    return CUDA_SUCCESS;
+  }
+  // The pool may live on another device than the stream's.
+  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr, lock);
 }
 
-CUresult CUDAAPI cuMemFreeAsync([[maybe_unused]] CUdeviceptr dptr, [[maybe_unused]] CUstream hStream) {
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   FAKECUDA_ENTER(cuMemFreeAsync)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  Stream* s = nullptr;
+  Context* ctx = nullptr;
+  if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
+  if (dptr == 0) return CUDA_SUCCESS;  // measured: freeing NULL does nothing
+  // Unknown, interior or already freed pointers, and host memory, are refused.
+  auto it = st->allocations.find(dptr);
+  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  if (it->second.type == MemoryType::kDevice) {
+    // Measured: cuMemAlloc memory is accepted too. It goes away when the stream reaches the
+    // free (the op takes the driver lock itself: bodies run with it released).
+    Op op;
+    op.what = "cuMemFreeAsync";
+    const std::uint64_t id = it->second.id;
+    const std::uintptr_t base = it->second.base;
+    op.body = [st, id, base] {
+      std::lock_guard<std::mutex> body_lock(st->mu);
+      auto found = st->allocations.find(base);
+      if (found != st->allocations.end() && found->second.id == id) {
+        st->ReleaseAllocation(found);
+      }
+      return CUDA_SUCCESS;
+    };
+    st->Enqueue(s, std::move(op), lock);
+    return CUDA_SUCCESS;
+  }
+  if (it->second.type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
+  return PoolModel::Of(st).FreeAsync(it, s, ctx, lock);
 }
 
-CUresult CUDAAPI cuDeviceGetDefaultMemPool([[maybe_unused]] CUmemoryPool *pool_out, [[maybe_unused]] CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) {
   FAKECUDA_ENTER(cuDeviceGetDefaultMemPool)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (pool_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  MemPool* p = PoolModel::Of(st).DefaultPool(dev);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pool_out = p->handle();
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetMemPool([[maybe_unused]] CUmemoryPool *pool, [[maybe_unused]] CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
   FAKECUDA_ENTER(cuDeviceGetMemPool)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  MemPool* p = PoolModel::Of(st).CurrentPool(dev);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pool = p->handle();
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceSetMemPool([[maybe_unused]] CUdevice dev, [[maybe_unused]] CUmemoryPool pool) {
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   FAKECUDA_ENTER(cuDeviceSetMemPool)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  PoolModel& model = PoolModel::Of(st);
+  MemPool* p = model.Find(pool);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return model.SetCurrentPool(dev, p);
 }
 
 }  // extern "C"
 
 namespace fakecuda {
-CUresult PoolFreeSync(DriverState*, CUdeviceptr, std::unique_lock<std::mutex>&) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+
+CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr, std::unique_lock<std::mutex>& lock) {
+  auto it = st->allocations.find(ptr);
+  if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // Like cuMemFree of device memory, it waits for the device to stop using the memory (which
+  // also proves the context's earlier stream-ordered frees complete); then the range is truly
+  // free at once.
+  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  it = st->allocations.find(ptr);
+  if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
+    return CUDA_ERROR_INVALID_VALUE;  // another thread freed it meanwhile
+  }
+  PoolModel::Of(st).FreeNow(it);
+  return CUDA_SUCCESS;
 }
+
 }  // namespace fakecuda
