@@ -1,0 +1,115 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: the per-thread-default-stream variants (`_ptsz`, `_ptds`) of the listed entry
+// points, as cuda.h names them under CUDA_API_PER_THREAD_DEFAULT_STREAM (the list is
+// fakecuda/internal/per_thread_list.inc). Each forwards to its legacy entry point, which does the
+// fault accounting under the plain name, so a call counts once whichever variant was called:
+//   _ptsz (takes a stream): a NULL stream becomes CU_STREAM_PER_THREAD; CU_STREAM_LEGACY and
+//         created streams pass through unchanged, as with the real driver;
+//   _ptds (synchronous, no stream argument): runs with the implicit default stream switched to
+//         the calling thread's per-thread stream (ScopedPerThreadDefaultStream).
+//
+// This file is compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM so that cuda.h declares every
+// variant defined here: a signature that differs from cuda.h's is a compile error. The legacy
+// functions are reached through asm labels because their cuda.h names are macros for the
+// per-thread ones in this translation unit.
+#define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
+#include <cuda.h>
+
+#include "fakecuda/internal/per_thread_mode.h"
+
+namespace {
+
+template <typename T>
+T PerThread(T value) {
+  return value;
+}
+CUstream PerThread(CUstream stream) { return stream == nullptr ? CU_STREAM_PER_THREAD : stream; }
+
+}  // namespace
+
+// Declares the legacy `legacy_symbol` (same type as `sym`) and defines `sym` to forward to it.
+#define FAKECUDA_PTSZ(sym, legacy_symbol, params, args)                                   \
+  extern "C" decltype(::sym) fakecuda_legacy_##sym __asm__(#legacy_symbol);               \
+  extern "C" CUresult CUDAAPI sym params { return fakecuda_legacy_##sym args; }
+#define FAKECUDA_PTDS(sym, legacy_symbol, params, args)                                   \
+  extern "C" decltype(::sym) fakecuda_legacy_##sym __asm__(#legacy_symbol);               \
+  extern "C" CUresult CUDAAPI sym params {                                                \
+    ::fakecuda::ScopedPerThreadDefaultStream per_thread;                                  \
+    return fakecuda_legacy_##sym args;                                                    \
+  }
+
+// --- streams and events ---
+FAKECUDA_PTSZ(cuStreamQuery_ptsz, cuStreamQuery, (CUstream s), (PerThread(s)))
+FAKECUDA_PTSZ(cuStreamSynchronize_ptsz, cuStreamSynchronize, (CUstream s), (PerThread(s)))
+FAKECUDA_PTSZ(cuStreamWaitEvent_ptsz, cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int f),
+              (PerThread(s), e, f))
+FAKECUDA_PTSZ(cuStreamGetFlags_ptsz, cuStreamGetFlags, (CUstream s, unsigned int* f),
+              (PerThread(s), f))
+FAKECUDA_PTSZ(cuStreamGetPriority_ptsz, cuStreamGetPriority, (CUstream s, int* p),
+              (PerThread(s), p))
+FAKECUDA_PTSZ(cuStreamGetCtx_ptsz, cuStreamGetCtx, (CUstream s, CUcontext* c), (PerThread(s), c))
+FAKECUDA_PTSZ(cuLaunchHostFunc_ptsz, cuLaunchHostFunc, (CUstream s, CUhostFn fn, void* data),
+              (PerThread(s), fn, data))
+FAKECUDA_PTSZ(cuStreamAddCallback_ptsz, cuStreamAddCallback,
+              (CUstream s, CUstreamCallback cb, void* data, unsigned int f),
+              (PerThread(s), cb, data, f))
+FAKECUDA_PTSZ(cuStreamBeginCapture_v2_ptsz, cuStreamBeginCapture_v2,
+              (CUstream s, CUstreamCaptureMode mode), (PerThread(s), mode))
+FAKECUDA_PTSZ(cuStreamEndCapture_ptsz, cuStreamEndCapture, (CUstream s, CUgraph* g),
+              (PerThread(s), g))
+FAKECUDA_PTSZ(cuStreamIsCapturing_ptsz, cuStreamIsCapturing,
+              (CUstream s, CUstreamCaptureStatus* status), (PerThread(s), status))
+FAKECUDA_PTSZ(cuEventRecord_ptsz, cuEventRecord, (CUevent e, CUstream s), (e, PerThread(s)))
+FAKECUDA_PTSZ(cuEventRecordWithFlags_ptsz, cuEventRecordWithFlags,
+              (CUevent e, CUstream s, unsigned int f), (e, PerThread(s), f))
+
+// --- memory ---
+FAKECUDA_PTSZ(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_v2,
+              (CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int f, CUstream s),
+              (p, n, loc, f, PerThread(s)))
+FAKECUDA_PTDS(cuMemcpy_ptds, cuMemcpy, (CUdeviceptr d, CUdeviceptr s, size_t n), (d, s, n))
+FAKECUDA_PTSZ(cuMemcpyAsync_ptsz, cuMemcpyAsync,
+              (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, PerThread(s)))
+FAKECUDA_PTDS(cuMemcpyHtoD_v2_ptds, cuMemcpyHtoD_v2, (CUdeviceptr d, const void* s, size_t n),
+              (d, s, n))
+FAKECUDA_PTDS(cuMemcpyDtoH_v2_ptds, cuMemcpyDtoH_v2, (void* d, CUdeviceptr s, size_t n), (d, s, n))
+FAKECUDA_PTDS(cuMemcpyDtoD_v2_ptds, cuMemcpyDtoD_v2, (CUdeviceptr d, CUdeviceptr s, size_t n),
+              (d, s, n))
+FAKECUDA_PTSZ(cuMemcpyHtoDAsync_v2_ptsz, cuMemcpyHtoDAsync_v2,
+              (CUdeviceptr d, const void* src, size_t n, CUstream s), (d, src, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemcpyDtoHAsync_v2_ptsz, cuMemcpyDtoHAsync_v2,
+              (void* d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemcpyDtoDAsync_v2_ptsz, cuMemcpyDtoDAsync_v2,
+              (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, PerThread(s)))
+FAKECUDA_PTDS(cuMemcpyPeer_ptds, cuMemcpyPeer,
+              (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),
+              (d, dc, s, sc, n))
+FAKECUDA_PTSZ(cuMemcpyPeerAsync_ptsz, cuMemcpyPeerAsync,
+              (CUdeviceptr d, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s),
+              (d, dc, src, sc, n, PerThread(s)))
+FAKECUDA_PTDS(cuMemsetD8_v2_ptds, cuMemsetD8_v2, (CUdeviceptr d, unsigned char v, size_t n),
+              (d, v, n))
+FAKECUDA_PTDS(cuMemsetD16_v2_ptds, cuMemsetD16_v2, (CUdeviceptr d, unsigned short v, size_t n),
+              (d, v, n))
+FAKECUDA_PTDS(cuMemsetD32_v2_ptds, cuMemsetD32_v2, (CUdeviceptr d, unsigned int v, size_t n),
+              (d, v, n))
+FAKECUDA_PTSZ(cuMemsetD8Async_ptsz, cuMemsetD8Async,
+              (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemsetD16Async_ptsz, cuMemsetD16Async,
+              (CUdeviceptr d, unsigned short v, size_t n, CUstream s), (d, v, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemsetD32Async_ptsz, cuMemsetD32Async,
+              (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemAllocAsync_ptsz, cuMemAllocAsync, (CUdeviceptr* p, size_t n, CUstream s),
+              (p, n, PerThread(s)))
+FAKECUDA_PTSZ(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync,
+              (CUdeviceptr* p, size_t n, CUmemoryPool pool, CUstream s),
+              (p, n, pool, PerThread(s)))
+FAKECUDA_PTSZ(cuMemFreeAsync_ptsz, cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, PerThread(s)))
+
+// --- launches and graphs ---
+FAKECUDA_PTSZ(cuLaunchKernel_ptsz, cuLaunchKernel,
+              (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+               unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
+               void** extra),
+              (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params, extra))
+FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))

@@ -1,0 +1,70 @@
+// Copyright 2026 The cuhal Authors.
+// Reading module images: PTX text and fakecuda's own image format (see fakecuda/kernel_registry.h
+// for both, as users see them). Pure functions: no driver state, no locks.
+#ifndef CUHAL_FAKECUDA_INTERNAL_MODULE_IMAGE_H_
+#define CUHAL_FAKECUDA_INTERNAL_MODULE_IMAGE_H_
+
+#include <cuda.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace fakecuda {
+
+// One kernel parameter's place in the packed parameter buffer.
+struct KernelParamInfo {
+  std::size_t size = 0;
+  std::size_t align = 1;
+  std::size_t offset = 0;
+};
+
+// What a module image says about one kernel (an `.entry`).
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelParamInfo> params;
+  std::size_t param_bytes = 0;   // end of the last parameter: the packed buffer's size
+  int static_shared_bytes = 0;   // `.shared` declarations in the body (not `.extern .shared`)
+  int local_bytes = 0;           // `.local` declarations in the body (per thread)
+  int const_bytes = 0;           // fake images only (`const=`)
+  int num_regs = 0;              // 0: unknown; reported as kDefaultRegisters
+  int max_threads = 0;           // from .maxntid / .reqntid / `maxthreads=`; 0: the device's limit
+  std::array<unsigned, 3> reqntid{0, 0, 0};  // .reqntid: the only block shape allowed; 0s: none
+};
+
+// A module-scope variable (`.global` or `.const`): what cuModuleGetGlobal finds.
+struct GlobalInfo {
+  std::string name;
+  std::size_t size = 0;
+  std::vector<unsigned char> init;  // initial bytes (shorter than size: the rest is zero)
+};
+
+enum class ImageFormat { kPtx, kFake };
+
+struct ModuleImage {
+  ImageFormat format = ImageFormat::kPtx;
+  int ptx_version = 0;  // PTX ISA version as major * 10 + minor (`.version 8.0` -> 80); 0: fake
+  int target_sm = 0;    // `.target sm_90a` -> 90; 0: none/fake
+  std::vector<KernelInfo> kernels;
+  std::vector<GlobalInfo> globals;
+};
+
+// The register count reported for kernels whose image does not say (PTX is not compiled).
+inline constexpr int kDefaultRegisters = 32;
+
+// Parses the image cuModuleLoadData received. `image` is read as a NUL-terminated string unless
+// its first bytes are a binary magic (ELF cubin, fatbinary), which are recognised without reading
+// past them. Returns CUDA_SUCCESS, or the error the load fails with and a reason in *log:
+//   CUDA_ERROR_INVALID_IMAGE        not a module image fakecuda recognises, or a malformed
+//                                   FAKECUDA-MODULE image;
+//   CUDA_ERROR_INVALID_PTX          PTX that does not parse (the JIT would fail);
+//   CUDA_ERROR_NOT_SUPPORTED        a cubin or fatbinary: real images fakecuda cannot read.
+CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log);
+
+// The newest PTX ISA version (major * 10 + minor) a driver of `driver_version` JIT-compiles.
+int MaxPtxVersion(int driver_version);
+
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_INTERNAL_MODULE_IMAGE_H_

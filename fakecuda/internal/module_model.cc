@@ -1,0 +1,236 @@
+// Copyright 2026 The cuhal Authors.
+#include "fakecuda/internal/module_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace fakecuda {
+namespace {
+
+// A profile attribute, or the H200's value when the profile does not have it (a profile
+// captured from a real GPU always does).
+int Limit(const DeviceProfile& p, CUdevice_attribute attribute, int h200_value) {
+  int v = p.Attribute(attribute);
+  return v > 0 ? v : h200_value;
+}
+
+const ModuleModel* ModelOf(const DriverState& st) {
+  return static_cast<const ModuleModel*>(st.module_state.get());
+}
+
+}  // namespace
+
+ModuleState* ModuleModel::FindModule(CUmodule handle) {
+  auto it = modules.find(DecodeHandle(HandleKind::kModule, handle));
+  return it == modules.end() ? nullptr : &it->second;
+}
+
+FunctionState* ModuleModel::FindFunction(CUfunction handle) {
+  auto it = functions.find(DecodeHandle(HandleKind::kFunction, handle));
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+GraphState* ModuleModel::FindGraph(CUgraph handle) {
+  auto it = graphs.find(DecodeHandle(HandleKind::kGraph, handle));
+  return it == graphs.end() ? nullptr : &it->second;
+}
+
+GraphExecState* ModuleModel::FindExec(CUgraphExec handle) {
+  auto it = execs.find(DecodeHandle(HandleKind::kGraphExec, handle));
+  return it == execs.end() ? nullptr : &it->second;
+}
+
+ModuleModel& Modules(DriverState* st) {
+  if (st->module_state == nullptr) st->module_state = std::make_shared<ModuleModel>();
+  return *static_cast<ModuleModel*>(st->module_state.get());
+}
+
+int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k) {
+  int max_threads = Limit(p, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
+  if (k.max_threads > 0) max_threads = std::min(max_threads, k.max_threads);
+  int regs = k.num_regs > 0 ? k.num_regs : kDefaultRegisters;
+  int warp = Limit(p, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32);
+  int by_registers = Limit(p, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536) / regs / warp * warp;
+  if (by_registers > 0) max_threads = std::min(max_threads, by_registers);
+  return max_threads;
+}
+
+int DefaultMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k) {
+  return std::max(0, Limit(p, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152) -
+                         k.static_shared_bytes);
+}
+
+int OptInMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k) {
+  return std::max(0, Limit(p, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448) -
+                         k.static_shared_bytes);
+}
+
+CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c) {
+  const DeviceProfile& p = st->devices[static_cast<size_t>(f.device)].profile;
+  if (c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.block.x == 0 || c.block.y == 0 ||
+      c.block.z == 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (c.block.x > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024)) ||
+      c.block.y > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024)) ||
+      c.block.z > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64))) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (c.grid.x > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647)) ||
+      c.grid.y > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535)) ||
+      c.grid.z > static_cast<unsigned>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535))) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::uint64_t threads = c.block.Count();
+  if (threads > static_cast<std::uint64_t>(Limit(p, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024))) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const auto& req = f.kernel.reqntid;
+  if (req[0] != 0 && (c.block.x != req[0] || c.block.y != req[1] || c.block.z != req[2])) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // Measured: a block over the kernel's .maxntid is INVALID_VALUE. Over a register-count limit
+  // (which a fake kernel only has with `regs=`), the real driver's documented answer.
+  if (f.kernel.max_threads > 0 && threads > static_cast<std::uint64_t>(f.kernel.max_threads)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (threads > static_cast<std::uint64_t>(FunctionMaxThreads(p, f.kernel))) {
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  }
+  if (c.shared_mem_bytes > static_cast<unsigned>(f.max_dynamic_shared)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (f.cluster_dims[0] > 0) {
+    if (c.grid.x % static_cast<unsigned>(f.cluster_dims[0]) != 0 ||
+        c.grid.y % static_cast<unsigned>(std::max(f.cluster_dims[1], 1)) != 0 ||
+        c.grid.z % static_cast<unsigned>(std::max(f.cluster_dims[2], 1)) != 0) {
+      return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
+                    std::vector<std::byte>* out) {
+  if (kernel_params != nullptr && extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
+  out->assign(k.param_bytes, std::byte{0});
+  if (extra != nullptr) {
+    const void* buffer = nullptr;
+    const std::size_t* size = nullptr;
+    // The list ends with CU_LAUNCH_PARAM_END (NULL); a bound keeps a missing end from running
+    // through memory forever.
+    for (std::size_t i = 0;; i += 2) {
+      if (i >= 64) return CUDA_ERROR_INVALID_VALUE;
+      void* key = extra[i];
+      if (key == CU_LAUNCH_PARAM_END) break;
+      if (key == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+        buffer = extra[i + 1];
+      } else if (key == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+        size = static_cast<const std::size_t*>(extra[i + 1]);
+      } else {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+    }
+    if (buffer == nullptr || size == nullptr) {
+      // A buffer without its size "has no effect": the kernel's parameters are then missing.
+      return k.params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    }
+    // Measured (H200, 580.159.04), kernel of 12 parameter bytes (u64, u32): buffers of 16, 17 and
+    // 64 bytes are LAUNCH_OUT_OF_RESOURCES ("too many arguments"); 8 and 12 bytes launch.
+    if (*size > k.param_bytes) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    std::memcpy(out->data(), buffer, std::min(*size, k.param_bytes));
+    return CUDA_SUCCESS;
+  }
+  if (k.params.empty()) return CUDA_SUCCESS;
+  if (kernel_params == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (std::size_t i = 0; i < k.params.size(); ++i) {
+    if (kernel_params[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(out->data() + k.params[i].offset, kernel_params[i], k.params[i].size);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
+                      std::vector<std::byte> params, const char* what, Op* op) {
+  std::shared_ptr<const internal::KernelRegistration> reg = internal::FindKernel(f.kernel.name);
+  if (reg == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  std::vector<std::pair<std::size_t, std::size_t>> offsets;
+  offsets.reserve(f.kernel.params.size());
+  for (const KernelParamInfo& p : f.kernel.params) offsets.emplace_back(p.offset, p.size);
+  auto launch = std::make_shared<const KernelLaunch>(st, f.kernel.name, c.grid, c.block,
+                                                     c.shared_mem_bytes, f.device,
+                                                     std::move(params), std::move(offsets));
+  op->what = what;
+  op->cost_us = reg->options.cost_us;
+  op->body = [reg, launch] { return reg->fn(*launch); };
+  return CUDA_SUCCESS;
+}
+
+void UnloadModule(DriverState* st, std::uint64_t module_id) {
+  ModuleModel& m = Modules(st);
+  auto it = m.modules.find(module_id);
+  if (it == m.modules.end()) return;
+  for (const auto& [name, g] : it->second.globals) {
+    auto a = st->allocations.find(g.address);
+    if (a != st->allocations.end() && a->second.id == g.allocation_id) st->ReleaseAllocation(a);
+  }
+  for (const auto& [name, fid] : it->second.functions) m.functions.erase(fid);
+  m.modules.erase(it);
+}
+
+void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) {
+  if (st->module_state == nullptr) return;
+  ModuleModel& m = Modules(st);
+  std::vector<std::uint64_t> doomed;
+  for (const auto& [id, mod] : m.modules) {
+    if (mod.ctx_id == ctx_id) doomed.push_back(id);
+  }
+  for (std::uint64_t id : doomed) UnloadModule(st, id);
+}
+
+void ModulesCountLive(const DriverState& st, Inventory* inventory) {
+  const ModuleModel* m = ModelOf(st);
+  if (m == nullptr) return;
+  inventory->modules += static_cast<int>(m->modules.size());
+  inventory->graphs += static_cast<int>(m->graphs.size());
+  inventory->graph_execs += static_cast<int>(m->execs.size());
+  for (const auto& [id, mod] : m->modules) {
+    for (const auto& [name, g] : mod.globals) {
+      auto a = st.allocations.find(g.address);
+      if (a != st.allocations.end() && a->second.id == g.allocation_id) {
+        --inventory->device_allocations;
+      }
+    }
+  }
+}
+
+std::string ModulesDescribe(const DriverState& st) {
+  const ModuleModel* m = ModelOf(st);
+  if (m == nullptr) return "";
+  std::ostringstream os;
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, mod] : m->modules) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    const ModuleState& mod = m->modules.at(id);
+    os << "module " << id << " in context " << mod.ctx_id << " (" << mod.functions.size()
+       << " kernel(s), " << mod.globals.size() << " global(s); cuModuleLoadData)\n";
+  }
+  ids.clear();
+  for (const auto& [id, g] : m->graphs) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    os << "graph " << id << " (" << m->graphs.at(id).nodes.size() << " node(s); cuGraphCreate)\n";
+  }
+  ids.clear();
+  for (const auto& [id, e] : m->execs) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    os << "executable graph " << id << " (" << m->execs.at(id).order->size()
+       << " node(s); cuGraphInstantiateWithFlags)\n";
+  }
+  return os.str();
+}
+
+}  // namespace fakecuda

@@ -1,0 +1,169 @@
+// Copyright 2026 The cuhal Authors.
+// The fake driver's modules, functions, kernel launches and graphs. Internal to fakecuda; the
+// entry points are fakecuda/entry/module_entry.cc and graph_entry.cc.
+//
+// Invariants:
+//  1. Everything here is guarded by DriverState::mu and lives in DriverState::module_state
+//     (created on first use by Modules()).
+//  2. Handles (CUmodule, CUfunction, CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids
+//     with a kind tag, as every fake handle does: stale handles are always detected.
+//  3. A module belongs to the context current when it was loaded; destroying that context
+//     unloads it (ModulesOnContextTeardown), freeing its global variables, whose memory is
+//     ordinary device allocations tagged as module globals.
+//  4. A queued kernel launch owns copies of everything it needs (parameter bytes, the
+//     implementation), so unloading a module or destroying a graph while work is queued is safe.
+#ifndef CUHAL_FAKECUDA_INTERNAL_MODULE_MODEL_H_
+#define CUHAL_FAKECUDA_INTERNAL_MODULE_MODEL_H_
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fakecuda/internal/driver_state.h"
+#include "fakecuda/internal/module_image.h"
+#include "fakecuda/kernel_registry.h"
+
+namespace fakecuda {
+
+struct FunctionState {
+  std::uint64_t id = 0;
+  std::uint64_t module_id = 0;
+  std::uint64_t ctx_id = 0;
+  int device = 0;
+  KernelInfo kernel;
+  int ptx_version = 0;
+  int binary_version = 0;
+  // Settable attributes (cuFuncSetAttribute).
+  int max_dynamic_shared = 0;
+  int carveout = -1;
+  int cluster_dims[3] = {0, 0, 0};
+  int non_portable_cluster = 0;
+  int cluster_policy = 0;
+};
+
+struct GlobalVar {
+  CUdeviceptr address = 0;
+  std::size_t size = 0;
+  std::uint64_t allocation_id = 0;  // the Allocation backing it (until the module unloads)
+};
+
+struct ModuleState {
+  std::uint64_t id = 0;
+  std::uint64_t ctx_id = 0;
+  int device = 0;
+  std::map<std::string, std::uint64_t, std::less<>> functions;  // name -> function id
+  std::map<std::string, GlobalVar, std::less<>> globals;
+};
+
+// A kernel launch configuration.
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  unsigned shared_mem_bytes = 0;
+};
+
+// One node of a graph (or of an instantiated graph, which holds copies).
+struct GraphNode {
+  std::uint64_t id = 0;
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+  std::vector<std::uint64_t> deps;  // node ids
+  // Kernel nodes.
+  std::uint64_t function_id = 0;
+  LaunchConfig config;
+  std::vector<std::byte> params;
+  // Memcpy nodes.
+  CUDA_MEMCPY3D copy{};
+  // Memset nodes.
+  CUDA_MEMSET_NODE_PARAMS memset{};
+  // Host nodes.
+  CUhostFn host_fn = nullptr;
+  void* host_data = nullptr;
+  // Event record / wait nodes.
+  CUevent event = nullptr;
+};
+
+struct GraphState {
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> nodes;  // in creation order
+};
+
+struct GraphExecState {
+  std::uint64_t id = 0;
+  // The graph's nodes at instantiation, in a topological order (ties: creation order).
+  std::shared_ptr<const std::vector<GraphNode>> order;
+  // Launches of one executable graph are serialized: each waits for the previous one's end.
+  std::uint64_t last_stream = 0;
+  std::uint64_t last_seq = 0;
+};
+
+class ModuleModel {
+ public:
+  std::unordered_map<std::uint64_t, ModuleState> modules;
+  std::unordered_map<std::uint64_t, FunctionState> functions;
+  std::unordered_map<std::uint64_t, GraphState> graphs;
+  std::unordered_map<std::uint64_t, GraphNode> nodes;
+  std::unordered_map<std::uint64_t, std::uint64_t> node_graph;  // node id -> graph id
+  std::unordered_map<std::uint64_t, GraphExecState> execs;
+
+  ModuleState* FindModule(CUmodule handle);
+  FunctionState* FindFunction(CUfunction handle);
+  GraphState* FindGraph(CUgraph handle);
+  GraphExecState* FindExec(CUgraphExec handle);
+};
+
+// The bits of an enum value the user passed, as an int: switching on the int instead of the enum
+// keeps an out-of-range value (which callers may pass) from being loaded as the enum type.
+template <typename E>
+int EnumBits(const E& value) {
+  static_assert(sizeof(E) == sizeof(int));
+  int out = 0;
+  std::memcpy(&out, &value, sizeof(out));
+  return out;
+}
+
+// The model of `st` (created on first use). Requires st->mu held.
+ModuleModel& Modules(DriverState* st);
+
+// --- launches (require st->mu held) ---
+
+// The largest block a launch of `k` may use on a device of profile `p` (registers and
+// .maxntid/.reqntid considered): CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK.
+int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k);
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES by default, and the most it may be set to.
+int DefaultMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k);
+int OptInMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k);
+
+// Checks a launch configuration against the device profile and the function: the errors
+// cuLaunchKernel returns synchronously.
+CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c);
+// Packs the parameters given as `kernelParams` or `extra` into the kernel's parameter buffer.
+CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
+                    std::vector<std::byte>* out);
+// Builds the op that runs kernel `f` (CUDA_ERROR_NOT_SUPPORTED: no implementation registered).
+CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
+                      std::vector<std::byte> params, const char* what, Op* op);
+
+// --- hooks called by DriverState (require st->mu held) ---
+
+// Unloads the modules of a context being destroyed (its work has drained).
+void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id);
+// Adds modules and graphs to the inventory (and takes module globals out of the device
+// allocations, which they are not from the user's point of view).
+void ModulesCountLive(const DriverState& st, Inventory* inventory);
+// Leak report lines for live modules and graphs.
+std::string ModulesDescribe(const DriverState& st);
+
+// Releases a module's globals and forgets it and its functions.
+void UnloadModule(DriverState* st, std::uint64_t module_id);
+
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_INTERNAL_MODULE_MODEL_H_

@@ -1,0 +1,115 @@
+// Copyright 2026 The cuhal Authors.
+#include "fakecuda/kernel_registry.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "fakecuda/internal/driver_state.h"
+
+namespace fakecuda {
+namespace {
+
+// The process-wide registry. Its mutex is a leaf: it is taken while the driver lock is held (at
+// launch), and nothing is called while holding it.
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<const internal::KernelRegistration>, std::less<>> kernels;
+};
+
+Registry& GetRegistry() {
+  static Registry registry;
+  return registry;
+}
+
+void Set(const std::string& name, std::shared_ptr<const internal::KernelRegistration> reg) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (reg == nullptr) {
+    r.kernels.erase(name);
+  } else {
+    r.kernels[name] = std::move(reg);
+  }
+}
+
+}  // namespace
+
+KernelLaunch::KernelLaunch(DriverState* state, std::string name, Dim3 grid, Dim3 block,
+                           unsigned shared_mem_bytes, int device, std::vector<std::byte> params,
+                           std::vector<std::pair<std::size_t, std::size_t>> offsets)
+    : state_(state),
+      name_(std::move(name)),
+      grid_(grid),
+      block_(block),
+      shared_mem_bytes_(shared_mem_bytes),
+      device_(device),
+      params_(std::move(params)),
+      offsets_(std::move(offsets)) {}
+
+std::span<const std::byte> KernelLaunch::param(std::size_t i) const {
+  if (i >= offsets_.size()) return {};
+  return std::span<const std::byte>(params_).subspan(offsets_[i].first, offsets_[i].second);
+}
+
+void KernelLaunch::CopyParam(std::size_t i, void* out, std::size_t size) const {
+  if (i >= offsets_.size() || offsets_[i].second != size) {
+    std::fprintf(stderr,
+                 "fakecuda: kernel %s: Param(%zu) read as %zu bytes, but the kernel has %zu "
+                 "parameter(s)%s%zu bytes\n",
+                 name_.c_str(), i, size, offsets_.size(),
+                 i < offsets_.size() ? " and this one has " : "",
+                 i < offsets_.size() ? offsets_[i].second : std::size_t{0});
+    std::abort();
+  }
+  std::memcpy(out, params_.data() + offsets_[i].first, size);
+}
+
+std::byte* KernelLaunch::Translate(CUdeviceptr ptr, std::size_t bytes) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  Allocation* a = state_->FindAllocation(ptr, std::max<std::size_t>(bytes, 1));
+  if (a == nullptr || a->data == nullptr) return nullptr;
+  return a->data + (ptr - a->base);
+}
+
+void RegisterKernel(std::string name, KernelFn fn, KernelOptions options) {
+  auto reg = std::make_shared<internal::KernelRegistration>();
+  reg->fn = std::move(fn);
+  reg->options = options;
+  Set(name, std::move(reg));
+}
+
+bool UnregisterKernel(std::string_view name) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.kernels.find(name);
+  if (it == r.kernels.end()) return false;
+  r.kernels.erase(it);
+  return true;
+}
+
+bool IsKernelRegistered(std::string_view name) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.kernels.count(name) != 0;
+}
+
+ScopedKernel::ScopedKernel(std::string name, KernelFn fn, KernelOptions options)
+    : name_(std::move(name)), previous_(internal::FindKernel(name_)) {
+  RegisterKernel(name_, std::move(fn), options);
+}
+
+ScopedKernel::~ScopedKernel() { Set(name_, previous_); }
+
+namespace internal {
+std::shared_ptr<const KernelRegistration> FindKernel(std::string_view name) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.kernels.find(name);
+  if (it == r.kernels.end()) it = r.kernels.find(kAnyKernel);
+  return it == r.kernels.end() ? nullptr : it->second;
+}
+}  // namespace internal
+
+}  // namespace fakecuda

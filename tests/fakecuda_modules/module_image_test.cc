@@ -1,0 +1,200 @@
+// Copyright 2026 The cuhal Authors.
+// Unit tests of fakecuda's module image reader (PTX and the FAKECUDA-MODULE format).
+#include "fakecuda/internal/module_image.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/fakecuda_modules/test_kernels.h"
+
+namespace fakecuda {
+namespace {
+
+const KernelInfo* Find(const ModuleImage& image, const std::string& name) {
+  for (const KernelInfo& k : image.kernels) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+TEST(ModuleImageTest, ReadsTheTestPtx) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(cuhal::testing::kTestPtx, &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.format, ImageFormat::kPtx);
+  EXPECT_EQ(image.ptx_version, 80);
+  EXPECT_EQ(image.target_sm, 80);
+  ASSERT_EQ(image.kernels.size(), 3u);
+
+  const KernelInfo* add_one = Find(image, "add_one");
+  ASSERT_NE(add_one, nullptr);
+  ASSERT_EQ(add_one->params.size(), 2u);
+  EXPECT_EQ(add_one->params[0].size, 8u);
+  EXPECT_EQ(add_one->params[1].offset, 8u);
+  EXPECT_EQ(add_one->param_bytes, 12u);
+  EXPECT_EQ(add_one->static_shared_bytes, 0);
+  EXPECT_EQ(add_one->max_threads, 0);
+
+  const KernelInfo* wp = Find(image, "write_params");
+  ASSERT_NE(wp, nullptr);
+  ASSERT_EQ(wp->params.size(), 4u);
+  EXPECT_EQ(wp->params[1].offset, cuhal::testing::kWriteParamsA);
+  EXPECT_EQ(wp->params[1].size, 1u);
+  EXPECT_EQ(wp->params[2].offset, cuhal::testing::kWriteParamsS);
+  EXPECT_EQ(wp->params[2].size, 16u);
+  EXPECT_EQ(wp->params[2].align, 8u);
+  EXPECT_EQ(wp->params[3].offset, cuhal::testing::kWriteParamsC);
+  EXPECT_EQ(wp->param_bytes, cuhal::testing::kWriteParamsBytes);
+
+  const KernelInfo* rev = Find(image, "shared_reverse");
+  ASSERT_NE(rev, nullptr);
+  EXPECT_EQ(rev->max_threads, 256);
+  EXPECT_EQ(rev->static_shared_bytes, 1024) << "ld.shared/st.shared are not declarations";
+
+  ASSERT_EQ(image.globals.size(), 3u);
+  EXPECT_EQ(image.globals[0].name, "fakecuda_counter");
+  EXPECT_EQ(image.globals[0].size, 4u);
+  ASSERT_GE(image.globals[0].init.size(), 1u);
+  EXPECT_EQ(image.globals[0].init[0], 7);
+  EXPECT_EQ(image.globals[1].size, 16u);
+  ASSERT_EQ(image.globals[1].init.size(), 16u);
+  EXPECT_EQ(image.globals[1].init[12], 4);
+  EXPECT_EQ(image.globals[2].name, "fakecuda_const");
+}
+
+TEST(ModuleImageTest, PtxDetails) {
+  const char* ptx = R"(
+    // a comment with .entry fake_in_comment(
+    /* and a block comment .entry also_fake( */
+    .version 7.8
+    .target sm_90a, debug
+    .address_size 64
+    .file 1 "/tmp//x.cu"
+    .extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);
+    .func helper(.param .b32 x) { ret; }
+    .extern .shared .align 16 .b8 dyn[];
+    .global .f32 floats[] = {0f3F800000, 2.5, -1};
+    .global .align 8 .u64 big = 0x1122334455667788;
+    .extern .global .u32 elsewhere;
+    .weak .entry k(.param .u64 .ptr .global .align 16 p, .param .v2 .u32 v, .param .f64 d)
+    .reqntid 32, 2, 1
+    .maxnreg 40
+    {
+      .reg .b32 %r<3>;
+      .local .align 4 .b8 scratch[64];
+      .extern .shared .align 16 .b8 dynamic_smem[];
+      .shared .u32 one;
+    L1:
+      .shared .v4 .f32 four[2];
+      ld.shared.u32 %r1, [one];
+      ret;
+    }
+    .entry empty { ret; }
+  )";
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(ptx, &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.ptx_version, 78);
+  EXPECT_EQ(image.target_sm, 90);
+  ASSERT_EQ(image.kernels.size(), 2u);
+  const KernelInfo& k = image.kernels[0];
+  EXPECT_EQ(k.name, "k");
+  ASSERT_EQ(k.params.size(), 3u);
+  EXPECT_EQ(k.params[0].size, 8u);
+  EXPECT_EQ(k.params[0].align, 8u) << "the .align after .ptr is the pointee's";
+  EXPECT_EQ(k.params[1].size, 8u);
+  EXPECT_EQ(k.params[1].offset, 8u);
+  EXPECT_EQ(k.params[2].offset, 16u);
+  EXPECT_EQ(k.param_bytes, 24u);
+  EXPECT_EQ(k.max_threads, 64);
+  EXPECT_EQ(k.reqntid[0], 32u);
+  EXPECT_EQ(k.reqntid[1], 2u);
+  EXPECT_EQ(k.num_regs, 40);
+  EXPECT_EQ(k.local_bytes, 64);
+  EXPECT_EQ(k.static_shared_bytes, 4 + 32) << "dynamic (.extern) shared memory is not static";
+  EXPECT_EQ(image.kernels[1].name, "empty");
+  EXPECT_TRUE(image.kernels[1].params.empty());
+
+  ASSERT_EQ(image.globals.size(), 2u);
+  EXPECT_EQ(image.globals[0].name, "floats");
+  EXPECT_EQ(image.globals[0].size, 12u) << "unsized arrays take their initializer's length";
+  float f[3];
+  ASSERT_EQ(image.globals[0].init.size(), sizeof(f));
+  std::memcpy(f, image.globals[0].init.data(), sizeof(f));
+  EXPECT_EQ(f[0], 1.0f);
+  EXPECT_EQ(f[1], 2.5f);
+  EXPECT_EQ(f[2], -1.0f);
+  std::uint64_t big = 0;
+  ASSERT_EQ(image.globals[1].init.size(), 8u);
+  std::memcpy(&big, image.globals[1].init.data(), 8);
+  EXPECT_EQ(big, 0x1122334455667788u);
+}
+
+TEST(ModuleImageTest, FakeFormat) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage("FAKECUDA-MODULE 1\n# comment\n\nkernel saxpy 4 8 8 4 regs=40 shared=256\n"
+                             "kernel odd 1 12 16@16 maxthreads=128\nkernel none\nglobal g 64\n",
+                             &image, &log),
+            CUDA_SUCCESS)
+      << log;
+  EXPECT_EQ(image.format, ImageFormat::kFake);
+  ASSERT_EQ(image.kernels.size(), 3u);
+  const KernelInfo& saxpy = image.kernels[0];
+  ASSERT_EQ(saxpy.params.size(), 4u);
+  EXPECT_EQ(saxpy.params[1].offset, 8u);
+  EXPECT_EQ(saxpy.params[3].offset, 24u);
+  EXPECT_EQ(saxpy.param_bytes, 28u);
+  EXPECT_EQ(saxpy.num_regs, 40);
+  EXPECT_EQ(saxpy.static_shared_bytes, 256);
+  const KernelInfo& odd = image.kernels[1];
+  EXPECT_EQ(odd.params[1].align, 4u) << "12 = 4 * 3";
+  EXPECT_EQ(odd.params[1].offset, 4u);
+  EXPECT_EQ(odd.params[2].offset, 16u);
+  EXPECT_EQ(odd.params[2].align, 16u);
+  EXPECT_EQ(odd.max_threads, 128);
+  EXPECT_TRUE(image.kernels[2].params.empty());
+  ASSERT_EQ(image.globals.size(), 1u);
+  EXPECT_EQ(image.globals[0].size, 64u);
+}
+
+TEST(ModuleImageTest, Errors) {
+  ModuleImage image;
+  std::string log;
+  EXPECT_EQ(ParseModuleImage("", &image, &log), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(ParseModuleImage("hello", &image, &log), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(ParseModuleImage("\x7f" "ELF\x02\x01", &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00, 0};
+  EXPECT_EQ(ParseModuleImage(fatbin, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(log.find("fatbinary"), std::string::npos);
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.address_size 64\n", &image, &log), CUDA_ERROR_INVALID_PTX)
+      << "no .target";
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k(.param .u32 a\n", &image, &log),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k(.param a) { ret; }\n", &image, &log),
+            CUDA_ERROR_INVALID_PTX)
+      << "a parameter without a type";
+  EXPECT_NE(log.find("line 3"), std::string::npos) << log;
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k() { ret; }\n.entry k() { ret; }\n",
+                             &image, &log),
+            CUDA_ERROR_INVALID_PTX)
+      << "duplicate entry";
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n/* unterminated", &image, &log),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(ParseModuleImage("FAKECUDA-MODULE 1\nkernel k 0\n", &image, &log), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(ParseModuleImage("FAKECUDA-MODULE 1\nkernel k 8@3\n", &image, &log), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(ParseModuleImage("FAKECUDA-MODULE 1\nkernel k\nkernel k\n", &image, &log),
+            CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(ParseModuleImage("FAKECUDA-MODULE 1\nprogram k\n", &image, &log), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_NE(log.find("line 2"), std::string::npos) << log;
+}
+
+TEST(ModuleImageTest, MaxPtxVersion) {
+  EXPECT_EQ(MaxPtxVersion(13000), 90);
+  EXPECT_EQ(MaxPtxVersion(12080), 87);
+  EXPECT_EQ(MaxPtxVersion(12000), 80);
+}
+
+}  // namespace
+}  // namespace fakecuda
