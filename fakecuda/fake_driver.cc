@@ -30,6 +30,8 @@ std::string Inventory::ToString() const {
   add(pools, "memory pool(s)");
   add(pool_allocations, "pool allocation(s)");
   add(modules, "module(s)");
+  add(graphs, "graph(s)");
+  add(graph_execs, "executable graph(s)");
   return os.tellp() > 0 ? os.str() : "none";
 }
 

@@ -49,10 +49,13 @@ struct Inventory {
   int pools = 0;             // user-created memory pools
   int pool_allocations = 0;  // live cuMemAllocAsync allocations
   int modules = 0;
+  int graphs = 0;       // cuGraphCreate graphs not destroyed
+  int graph_execs = 0;  // instantiated graphs not destroyed
 
   int Total() const {
     return contexts + primary_retains + streams + events + device_allocations + host_allocations +
-           host_registrations + managed_allocations + pools + pool_allocations + modules;
+           host_registrations + managed_allocations + pools + pool_allocations + modules +
+           graphs + graph_execs;
   }
   // "2 streams, 1 event" or "none".
   std::string ToString() const;

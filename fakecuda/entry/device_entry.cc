@@ -44,11 +44,13 @@ CUresult CUDAAPI cuDeviceGetCount(int* count) {
 
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
   FAKECUDA_ENTER(cuDeviceGetName)
-  if (name == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  // len == 0 crashes the real driver (measured on the H200, driver 580); the fake refuses it.
+  if (name == nullptr || len == 0) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  // Like the real driver: copies at most len - 1 characters and always terminates.
+  // Like the real driver: copies at most len - 1 characters and always terminates; a negative
+  // len is not an error there and the whole name is written (measured on the H200).
   const std::string& n = st->devices[static_cast<size_t>(dev)].profile.name;
-  size_t count = std::min(n.size(), static_cast<size_t>(len) - 1);
+  size_t count = len < 0 ? n.size() : std::min(n.size(), static_cast<size_t>(len) - 1);
   std::memcpy(name, n.data(), count);
   name[count] = '\0';
   return CUDA_SUCCESS;

@@ -16,16 +16,21 @@
 
 #include "fakecuda/internal/driver_state.h"
 
-#define FAKECUDA_ENTER_NOLOCK(name)                                          \
+// `name` is stringified here, at the first level: cuda.h #defines many entry names to their
+// versioned symbols (cuMemAlloc -> cuMemAlloc_v2), and a nested macro would receive the expanded
+// token; fault rules and the call log use the plain names.
+#define FAKECUDA_ENTER_NOLOCK(name) FAKECUDA_ENTER_NOLOCK_NAMED(#name)
+
+#define FAKECUDA_ENTER_NOLOCK_NAMED(entry_name)                              \
   ::fakecuda::DriverState* st = ::fakecuda::InstalledState();                \
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;                      \
-  if (CUresult fakecuda_injected_ = st->faults.OnCall(#name);                \
+  if (CUresult fakecuda_injected_ = st->faults.OnCall(entry_name);           \
       fakecuda_injected_ != CUDA_SUCCESS) {                                  \
     return fakecuda_injected_;                                               \
   }
 
 #define FAKECUDA_ENTER(name)                                                 \
-  FAKECUDA_ENTER_NOLOCK(name)                                                \
+  FAKECUDA_ENTER_NOLOCK_NAMED(#name)                                         \
   std::unique_lock<std::mutex> lock(st->mu);                                 \
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
 

@@ -1,22 +1,371 @@
 // Copyright 2026 The cuhal Authors.
-// PLACEHOLDER: not modelled yet; every entry answers CUDA_ERROR_NOT_SUPPORTED.
+// Entry points: error names and strings, and the driver's entry-point resolver cuGetProcAddress.
+//
+// These answer before cuInit and even with no fake driver installed (the real ones do not need
+// an initialized driver either). When a driver is installed they still count as calls and may be
+// failed by its fault injector, like every other entry point.
+//
+// cuGetProcAddress resolves every entry of core/symbols/cuda_symbols.inc by its plain name. What
+// the real driver answers was measured on an H200 with driver 580.159.04 (CUDA 13.0) by
+// tests/fakecuda_dropin/probe_program.cc, whose output the fake must reproduce
+// (probe_expected.txt):
+//  * an unknown name, or a version older than the entry (or than every ABI of it the fake has):
+//    CUDA_SUCCESS, *pfn = NULL, *symbolStatus = SYMBOL_NOT_FOUND / VERSION_NOT_SUFFICIENT;
+//  * cudaVersion above the driver's version, or unknown flags: CUDA_ERROR_INVALID_VALUE, with
+//    *pfn and *symbolStatus untouched;
+//  * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz/_ptds variant where the entry has
+//    one (fakecuda/internal/per_thread_list.inc), a different function from the legacy one;
+//  * a NULL symbol or pfn crashes the real driver; the fake answers CUDA_ERROR_INVALID_VALUE.
+// The legacy 4-parameter resolver (exported as cuGetProcAddress, handed out for 11.3 <= version
+// < 12.0) answers CUDA_ERROR_NOT_FOUND on failure and leaves *pfn alone, as measured.
+// Known gap: for an entry whose current ABI is newer than the requested version the real driver
+// hands out the older ABI; the fake has only the older ABIs listed in kOlderAbis (cuCtxCreate
+// v1-v3, the legacy resolver) and answers VERSION_NOT_SUFFICIENT for the rest (e.g. cuMemAlloc
+// below 3.2, the 32-bit ABI).
+#include <cstring>
+#include <string_view>
+
 #include "fakecuda/entry/entry.h"
+
+// Fault accounting without requiring an installed driver or cuInit.
+#define FAKECUDA_ENTER_ANYTIME(name)                                              \
+  if (::fakecuda::DriverState* fakecuda_st_ = ::fakecuda::InstalledState()) {     \
+    if (CUresult fakecuda_injected_ = fakecuda_st_->faults.OnCall(#name);         \
+        fakecuda_injected_ != CUDA_SUCCESS) {                                     \
+      return fakecuda_injected_;                                                  \
+    }                                                                             \
+  }
+
+// The per-thread variants (fakecuda/entry/per_thread_entry.cc), declared with the types of their
+// legacy entry points (identical by construction).
+extern "C" {
+#define FAKECUDA_PER_THREAD(plain, symbol) decltype(::plain) symbol;
+#include "fakecuda/internal/per_thread_list.inc"
+#undef FAKECUDA_PER_THREAD
+}
+
+// The legacy 4-parameter cuGetProcAddress (CUDA 11.3 - 11.8 drivers' only resolver); cuda.h
+// maps the name to cuGetProcAddress_v2, so it is defined under its symbol name.
+extern "C" CUresult CUDAAPI FakecudaGetProcAddressLegacy(const char* symbol, void** pfn,
+                                                         int cudaVersion, cuuint64_t flags)
+    __asm__("cuGetProcAddress");
+// Older ABIs (fakecuda/entry/older_abi_entry.cc).
+extern "C" {
+CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev)
+    __asm__("cuCtxCreate");
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev);
+CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
+                                unsigned int flags, CUdevice dev);
+}
+
+namespace fakecuda {
+namespace {
+
+// --- errors ---
+
+// The bits of an enum argument as an int, without an (undefined) load of an out-of-range value.
+template <typename E>
+int AsInt(const E& value) {
+  static_assert(sizeof(E) == sizeof(int));
+  int out = 0;
+  std::memcpy(&out, &value, sizeof(out));
+  return out;
+}
+
+// Codes arrive as ints in a CUresult: compared as ints, so that values outside the enumeration
+// (which the caller may pass) are never loaded as the enum type.
+const char* ErrorName(int error) {
+  switch (error) {
+#define CUHAL_CU_RESULT(name) \
+  case static_cast<int>(name):  \
+    return #name;
+#include "core/symbols/cu_result_list.inc"
+#undef CUHAL_CU_RESULT
+  }
+  return nullptr;
+}
+
+const char* ErrorString(int error) {
+  switch (error) {
+#define FAKECUDA_ERROR_STRING(name, text) \
+  case static_cast<int>(name):            \
+    return text;
+#include "fakecuda/cuda_error_strings.inc"
+#undef FAKECUDA_ERROR_STRING
+  }
+  return nullptr;
+}
+
+// --- cuGetProcAddress ---
+
+template <typename Fp>
+void* AsVoid(Fp fn) {
+  void* address = nullptr;
+  static_assert(sizeof(fn) == sizeof(address));
+  std::memcpy(&address, &fn, sizeof(address));
+  return address;
+}
+
+// The CUDA versions at which an entry point first existed (in any form) and at which its current
+// form (the one cuda.h 13.0 names, e.g. cuCtxCreate_v4) was introduced. Entries not listed here
+// have existed in their current form since before CUDA 3.0 (2000).
+struct Introduced {
+  std::string_view name;
+  int first;
+  int current;
+};
+constexpr Introduced kIntroduced[] = {
+    {"cuGetProcAddress", 11030, 12000},
+    {"cuGetErrorName", 6000, 6000},
+    {"cuGetErrorString", 6000, 6000},
+    {"cuDeviceGetUuid", 9020, 11040},
+    {"cuDeviceTotalMem", 2000, 3020},
+    {"cuDeviceGetPCIBusId", 4010, 4010},
+    {"cuDeviceGetByPCIBusId", 4010, 4010},
+    {"cuDeviceCanAccessPeer", 4000, 4000},
+    {"cuDeviceGetP2PAttribute", 8000, 8000},
+    {"cuDevicePrimaryCtxRetain", 7000, 7000},
+    {"cuDevicePrimaryCtxRelease", 7000, 11000},
+    {"cuDevicePrimaryCtxSetFlags", 7000, 11000},
+    {"cuDevicePrimaryCtxGetState", 7000, 7000},
+    {"cuDevicePrimaryCtxReset", 7000, 11000},
+    {"cuCtxCreate", 2000, 12050},
+    {"cuCtxDestroy", 2000, 4000},
+    {"cuCtxPushCurrent", 2000, 4000},
+    {"cuCtxPopCurrent", 2000, 4000},
+    {"cuCtxSetCurrent", 4000, 4000},
+    {"cuCtxGetCurrent", 4000, 4000},
+    {"cuCtxGetFlags", 7000, 7000},
+    {"cuCtxGetApiVersion", 3020, 3020},
+    {"cuCtxGetStreamPriorityRange", 5050, 5050},
+    {"cuCtxGetLimit", 3010, 3010},
+    {"cuCtxSetLimit", 3010, 3010},
+    {"cuCtxEnablePeerAccess", 4000, 4000},
+    {"cuCtxDisablePeerAccess", 4000, 4000},
+    {"cuStreamCreateWithPriority", 5050, 5050},
+    {"cuStreamDestroy", 2000, 4000},
+    {"cuStreamGetFlags", 5050, 5050},
+    {"cuStreamGetPriority", 5050, 5050},
+    {"cuStreamGetCtx", 9020, 9020},
+    {"cuLaunchHostFunc", 10000, 10000},
+    {"cuStreamAddCallback", 5000, 5000},
+    {"cuStreamBeginCapture", 10000, 10010},
+    {"cuStreamEndCapture", 10000, 10000},
+    {"cuStreamIsCapturing", 10000, 10000},
+    {"cuEventDestroy", 2000, 4000},
+    {"cuEventRecordWithFlags", 11010, 11010},
+    {"cuEventElapsedTime", 2000, 12080},
+    {"cuMemAlloc", 2000, 3020},
+    {"cuMemFree", 2000, 3020},
+    {"cuMemGetInfo", 2000, 3020},
+    {"cuMemGetAddressRange", 2000, 3020},
+    {"cuMemAllocHost", 2000, 3020},
+    {"cuMemHostGetDevicePointer", 2020, 3020},
+    {"cuMemHostGetFlags", 2030, 2030},
+    {"cuMemHostRegister", 4000, 6050},
+    {"cuMemHostUnregister", 4000, 4000},
+    {"cuMemAllocManaged", 6000, 6000},
+    {"cuMemPrefetchAsync", 8000, 12020},
+    {"cuMemAdvise", 8000, 12020},
+    {"cuMemcpy", 4000, 4000},
+    {"cuMemcpyAsync", 4000, 4000},
+    {"cuMemcpyHtoD", 2000, 3020},
+    {"cuMemcpyDtoH", 2000, 3020},
+    {"cuMemcpyDtoD", 2000, 3020},
+    {"cuMemcpyHtoDAsync", 2000, 3020},
+    {"cuMemcpyDtoHAsync", 2000, 3020},
+    {"cuMemcpyDtoDAsync", 3000, 3020},
+    {"cuMemcpyPeer", 4000, 4000},
+    {"cuMemcpyPeerAsync", 4000, 4000},
+    {"cuMemsetD8", 2000, 3020},
+    {"cuMemsetD16", 2000, 3020},
+    {"cuMemsetD32", 2000, 3020},
+    {"cuMemsetD8Async", 3020, 3020},
+    {"cuMemsetD16Async", 3020, 3020},
+    {"cuMemsetD32Async", 3020, 3020},
+    {"cuPointerGetAttribute", 4000, 4000},
+    {"cuPointerGetAttributes", 7000, 7000},
+    {"cuMemPoolCreate", 11020, 11020},
+    {"cuMemPoolDestroy", 11020, 11020},
+    {"cuMemPoolSetAttribute", 11020, 11020},
+    {"cuMemPoolGetAttribute", 11020, 11020},
+    {"cuMemPoolTrimTo", 11020, 11020},
+    {"cuMemPoolSetAccess", 11020, 11020},
+    {"cuMemPoolGetAccess", 11020, 11020},
+    {"cuMemAllocAsync", 11020, 11020},
+    {"cuMemAllocFromPoolAsync", 11020, 11020},
+    {"cuMemFreeAsync", 11020, 11020},
+    {"cuDeviceGetDefaultMemPool", 11020, 11020},
+    {"cuDeviceGetMemPool", 11020, 11020},
+    {"cuDeviceSetMemPool", 11020, 11020},
+    {"cuModuleLoadDataEx", 2010, 2010},
+    {"cuModuleGetGlobal", 2000, 3020},
+    {"cuFuncSetAttribute", 9000, 9000},
+    {"cuLaunchKernel", 4000, 4000},
+    {"cuGraphCreate", 10000, 10000},
+    {"cuGraphDestroy", 10000, 10000},
+    {"cuGraphAddEmptyNode", 10000, 10000},
+    {"cuGraphAddKernelNode", 10000, 12000},
+    {"cuGraphAddMemcpyNode", 10000, 10000},
+    {"cuGraphAddMemsetNode", 10000, 10000},
+    {"cuGraphAddHostNode", 10000, 10000},
+    {"cuGraphAddEventRecordNode", 11010, 11010},
+    {"cuGraphAddEventWaitNode", 11010, 11010},
+    {"cuGraphInstantiateWithFlags", 11040, 11040},
+    {"cuGraphExecDestroy", 10000, 10000},
+    {"cuGraphLaunch", 10000, 10000},
+};
+// The older ABIs the fake implements, handed out for requests older than an entry's current
+// form (measured on driver 580.159.04: cuCtxCreate at 12040 and at 3020 succeed). Requests that
+// fall below an entry's current form with no older ABI listed here are answered
+// VERSION_NOT_SUFFICIENT, where the real driver would hand out an ABI the fake lacks.
+struct OlderAbi {
+  std::string_view name;
+  int introduced;
+  void* (*address)();
+};
+constexpr OlderAbi kOlderAbis[] = {
+    {"cuCtxCreate", 2000, [] { return AsVoid(&::FakecudaCtxCreateV1); }},
+    {"cuCtxCreate", 3020, [] { return AsVoid(&::cuCtxCreate_v2); }},
+    {"cuCtxCreate", 11040, [] { return AsVoid(&::cuCtxCreate_v3); }},
+    {"cuGetProcAddress", 11030, [] { return AsVoid(&::FakecudaGetProcAddressLegacy); }},
+};
+
+// The per-thread-default-stream variants exist from CUDA 7.0.
+constexpr int kPerThreadIntroduced = 7000;
+
+struct ProcEntry {
+  std::string_view name;
+  void* legacy;
+  void* per_thread;  // null when the entry has no per-thread variant
+  int first;
+  int current;
+};
+
+// One row per entry of core/symbols/cuda_symbols.inc.
+class ProcTable {
+ public:
+  ProcTable() {
+#define CUHAL_CU_PFN(kind, name, arity) Add(#name, AsVoid(&::name));
+#include "core/symbols/cuda_symbols.inc"
+#undef CUHAL_CU_PFN
+#define FAKECUDA_PER_THREAD(plain, symbol) SetPerThread(#plain, AsVoid(&::symbol));
+#include "fakecuda/internal/per_thread_list.inc"
+#undef FAKECUDA_PER_THREAD
+  }
+  const ProcEntry* Find(std::string_view name) const {
+    for (int i = 0; i < size_; ++i) {
+      if (entries_[i].name == name) return &entries_[i];
+    }
+    return nullptr;
+  }
+
+ private:
+  void Add(std::string_view name, void* fn) {
+    ProcEntry e{name, fn, nullptr, 2000, 2000};
+    for (const Introduced& in : kIntroduced) {
+      if (in.name == name) {
+        e.first = in.first;
+        e.current = in.current;
+      }
+    }
+    entries_[size_++] = e;
+  }
+  void SetPerThread(std::string_view name, void* fn) {
+    for (int i = 0; i < size_; ++i) {
+      if (entries_[i].name == name) entries_[i].per_thread = fn;
+    }
+  }
+  static constexpr int kMaxEntries = 256;
+  ProcEntry entries_[kMaxEntries];
+  int size_ = 0;
+};
+
+const ProcTable& Procs() {
+  static const ProcTable table;  // immutable after construction (thread-safe static init)
+  return table;
+}
+
+// The driver version cuGetProcAddress compares cudaVersion against.
+int DriverVersion() {
+  DriverState* st = InstalledState();
+  return st != nullptr ? st->options.driver_version : CUDA_VERSION;
+}
+
+// The resolver shared by cuGetProcAddress_v2 and the legacy cuGetProcAddress.
+CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status, bool legacy) {
+  if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  constexpr cuuint64_t kKnownFlags =
+      CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+  // Measured: the real driver leaves *pfn and *symbolStatus alone here.
+  if ((flags & ~kKnownFlags) != 0 || cuda_version > DriverVersion()) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: the legacy resolver leaves *pfn alone when it fails; the _v2 one nulls it.
+  if (!legacy) *pfn = nullptr;
+  // Measured: a symbol that is unknown or too new for cudaVersion is CUDA_SUCCESS with a null
+  // *pfn and the reason in *symbolStatus (the legacy resolver, which has no symbolStatus, says
+  // CUDA_ERROR_NOT_FOUND instead).
+  const CUresult not_found = legacy ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+  std::string_view name(symbol);
+  const ProcEntry* e = Procs().Find(name);
+  if (e == nullptr) {
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return not_found;
+  }
+  void* fn = nullptr;
+  if (cuda_version >= e->current) {
+    fn = e->legacy;
+    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && e->per_thread != nullptr &&
+        cuda_version >= kPerThreadIntroduced) {
+      fn = e->per_thread;
+    }
+  } else {
+    int best = 0;
+    for (const OlderAbi& older : kOlderAbis) {
+      if (older.name == name && older.introduced <= cuda_version && older.introduced > best) {
+        best = older.introduced;
+        fn = older.address();
+      }
+    }
+  }
+  if (fn == nullptr) {
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return not_found;
+  }
+  *pfn = fn;
+  if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
 
 extern "C" {
 
-CUresult CUDAAPI cuGetErrorName([[maybe_unused]] CUresult error, [[maybe_unused]] const char **pStr) {
-  FAKECUDA_ENTER(cuGetErrorName)
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
+  FAKECUDA_ENTER_ANYTIME(cuGetErrorName)
+  if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pStr = fakecuda::ErrorName(fakecuda::AsInt(error));
+  return *pStr != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult CUDAAPI cuGetErrorString([[maybe_unused]] CUresult error, [[maybe_unused]] const char **pStr) {
-  FAKECUDA_ENTER(cuGetErrorString)
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
+  FAKECUDA_ENTER_ANYTIME(cuGetErrorString)
+  if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pStr = fakecuda::ErrorString(fakecuda::AsInt(error));
+  return *pStr != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult CUDAAPI cuGetProcAddress([[maybe_unused]] const char *symbol, [[maybe_unused]] void **pfn, [[maybe_unused]] int cudaVersion, [[maybe_unused]] cuuint64_t flags, [[maybe_unused]] CUdriverProcAddressQueryResult *symbolStatus) {
-  FAKECUDA_ENTER(cuGetProcAddress)
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
+                                  cuuint64_t flags, CUdriverProcAddressQueryResult* symbolStatus) {
+  FAKECUDA_ENTER_ANYTIME(cuGetProcAddress)
+  return fakecuda::Resolve(symbol, pfn, cudaVersion, flags, symbolStatus, /*legacy=*/false);
+}
+
+CUresult CUDAAPI FakecudaGetProcAddressLegacy(const char* symbol, void** pfn, int cudaVersion,
+                                              cuuint64_t flags) {
+  FAKECUDA_ENTER_ANYTIME(cuGetProcAddress)
+  return fakecuda::Resolve(symbol, pfn, cudaVersion, flags, nullptr, /*legacy=*/true);
 }
 
 }  // extern "C"

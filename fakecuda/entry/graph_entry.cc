@@ -1,67 +1,485 @@
 // Copyright 2026 The cuhal Authors.
-// PLACEHOLDER: not modelled yet; every entry answers CUDA_ERROR_NOT_SUPPORTED.
+// Entry points: CUDA graphs. A graph is a DAG of nodes (empty, kernel, memcpy, memset, host,
+// event record, event wait); instantiating it copies its nodes in a topological order (ties
+// broken by creation order); launching the executable graph enqueues one stream op per node, in
+// that order, on the launch stream. That is one valid execution of the DAG (the real driver may
+// overlap independent nodes; nothing may rely on it not doing so). Launches of one executable
+// graph are serialized, as on the real driver.
+//
+// Resources a node names (memory, functions, events) are checked when the node is added and
+// again at each launch, before anything is enqueued: a launch either queues all of its nodes or
+// fails with nothing queued.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/module_model.h"
+
+using fakecuda::DriverState;
+using fakecuda::GraphExecState;
+using fakecuda::GraphNode;
+using fakecuda::GraphState;
+using fakecuda::HandleKind;
+using fakecuda::ModuleModel;
+
+namespace fakecuda {
+
+// Defined in stream_entry.cc: records `hEvent` on `hStream` (resolved like any stream argument).
+CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
+                     std::unique_lock<std::mutex>& lock);
+
+namespace {
+
+// Addresses at or above this are fake device addresses (see memory_entry.cc).
+constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
+
+// One side of a copy, resolved to host bytes: [data, data + span).
+CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr device,
+                     std::size_t offset, std::size_t span, std::byte** out) {
+  if (span == 0) {
+    *out = nullptr;
+    return CUDA_SUCCESS;
+  }
+  std::uintptr_t address = 0;
+  switch (type) {
+    case CU_MEMORYTYPE_HOST: address = reinterpret_cast<std::uintptr_t>(host); break;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED: address = device; break;
+    case CU_MEMORYTYPE_ARRAY: return CUDA_ERROR_NOT_SUPPORTED;  // CUDA arrays are not modelled
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (address == 0) return CUDA_ERROR_INVALID_VALUE;
+  address += offset;
+  if (Allocation* a = st->FindAllocation(address, 1)) {
+    bool device_memory = a->type == MemoryType::kDevice || a->type == MemoryType::kPool;
+    // Device-typed sides may name any allocation (unified addressing); host-typed ones not
+    // device memory.
+    if (type == CU_MEMORYTYPE_HOST && device_memory) return CUDA_ERROR_INVALID_VALUE;
+    if (span > a->size - (address - a->base)) return CUDA_ERROR_INVALID_VALUE;
+    *out = a->data + (address - a->base);
+    return CUDA_SUCCESS;
+  }
+  // Pageable host memory: not checkable, as for the real driver; device addresses must exist.
+  if (type == CU_MEMORYTYPE_DEVICE || address >= kDeviceVaBase) return CUDA_ERROR_INVALID_VALUE;
+  *out = reinterpret_cast<std::byte*>(address);
+  return CUDA_SUCCESS;
+}
+
+// The op of a memcpy node, with its memory resolved now.
+CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) {
+  if (c.srcLOD != 0 || c.dstLOD != 0) return CUDA_ERROR_INVALID_VALUE;
+  std::size_t height = std::max<std::size_t>(c.Height, 1), depth = std::max<std::size_t>(c.Depth, 1);
+  std::size_t width = c.WidthInBytes;
+  std::size_t src_pitch = c.srcPitch != 0 ? c.srcPitch : width;
+  std::size_t dst_pitch = c.dstPitch != 0 ? c.dstPitch : width;
+  std::size_t src_height = c.srcHeight != 0 ? c.srcHeight : height;
+  std::size_t dst_height = c.dstHeight != 0 ? c.dstHeight : height;
+  if ((height > 1 || depth > 1) && (src_pitch < width || dst_pitch < width)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (depth > 1 && (src_height < height || dst_height < height)) return CUDA_ERROR_INVALID_VALUE;
+  std::size_t src_offset = c.srcXInBytes + c.srcY * src_pitch + c.srcZ * src_pitch * src_height;
+  std::size_t dst_offset = c.dstXInBytes + c.dstY * dst_pitch + c.dstZ * dst_pitch * dst_height;
+  std::size_t src_span =
+      width == 0 ? 0 : (depth - 1) * src_pitch * src_height + (height - 1) * src_pitch + width;
+  std::size_t dst_span =
+      width == 0 ? 0 : (depth - 1) * dst_pitch * dst_height + (height - 1) * dst_pitch + width;
+  std::byte* src = nullptr;
+  std::byte* dst = nullptr;
+  if (CUresult e = ResolveSide(st, EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice, src_offset, src_span, &src);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  if (CUresult e = ResolveSide(st, EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice, dst_offset, dst_span, &dst);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  bool d2d = EnumBits(c.srcMemoryType) == CU_MEMORYTYPE_DEVICE &&
+             EnumBits(c.dstMemoryType) == CU_MEMORYTYPE_DEVICE;
+  op->what = "cuGraphLaunch (memcpy node)";
+  op->cost_us = DriverState::CopyCostUs(width * height * depth, d2d);
+  if (width == 0) return CUDA_SUCCESS;
+  std::size_t src_slice = src_pitch * src_height, dst_slice = dst_pitch * dst_height;
+  op->body = [=] {
+    for (std::size_t z = 0; z < depth; ++z) {
+      for (std::size_t y = 0; y < height; ++y) {
+        std::memmove(dst + z * dst_slice + y * dst_pitch, src + z * src_slice + y * src_pitch, width);
+      }
+    }
+    return CUDA_SUCCESS;
+  };
+  return CUDA_SUCCESS;
+}
+
+CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op) {
+  std::size_t elem = m.elementSize;
+  if (elem != 1 && elem != 2 && elem != 4) return CUDA_ERROR_INVALID_VALUE;
+  if (m.dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
+  std::size_t height = std::max<std::size_t>(m.height, 1);
+  std::size_t row = m.width * elem;
+  if (height > 1 && m.pitch < row) return CUDA_ERROR_INVALID_VALUE;
+  std::size_t pitch = height > 1 ? m.pitch : row;
+  std::size_t span = row == 0 ? 0 : (height - 1) * pitch + row;
+  std::byte* data = nullptr;
+  if (span != 0) {
+    Allocation* a = st->FindAllocation(m.dst, span);
+    if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    data = a->data + (m.dst - a->base);
+  }
+  op->what = "cuGraphLaunch (memset node)";
+  op->cost_us = DriverState::CopyCostUs(row * height, true);
+  if (span == 0) return CUDA_SUCCESS;
+  unsigned value = m.value;
+  std::size_t width = m.width;
+  op->body = [=] {
+    for (std::size_t y = 0; y < height; ++y) {
+      std::byte* p = data + y * pitch;
+      for (std::size_t i = 0; i < width; ++i) {
+        if (elem == 1) {
+          p[i] = static_cast<std::byte>(value & 0xFF);
+        } else if (elem == 2) {
+          auto v = static_cast<std::uint16_t>(value);
+          std::memcpy(p + i * 2, &v, 2);
+        } else {
+          auto v = static_cast<std::uint32_t>(value);
+          std::memcpy(p + i * 4, &v, 4);
+        }
+      }
+    }
+    return CUDA_SUCCESS;
+  };
+  return CUDA_SUCCESS;
+}
+
+// The common part of every cuGraphAdd*Node: checks the graph and the dependencies, then adds
+// `node` (whose type-specific fields the caller filled).
+CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgraphNode* deps,
+                 size_t num_deps, GraphNode node) {
+  ModuleModel& m = Modules(st);
+  GraphState* g = m.FindGraph(hGraph);
+  if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (num_deps > 0 && deps == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::set<std::uint64_t> seen;
+  for (size_t i = 0; i < num_deps; ++i) {
+    std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, deps[i]);
+    auto it = m.node_graph.find(id);
+    if (it == m.node_graph.end() || it->second != g->id) return CUDA_ERROR_INVALID_VALUE;
+    if (!seen.insert(id).second) return CUDA_ERROR_INVALID_VALUE;  // duplicate dependency
+    node.deps.push_back(id);
+  }
+  node.id = st->NewId();
+  g->nodes.push_back(node.id);
+  m.node_graph.emplace(node.id, g->id);
+  *out = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, node.id);
+  m.nodes.emplace(node.id, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+// A memcpy/memset node's context argument.
+CUresult CheckNodeContext(DriverState* st, CUcontext ctx) {
+  if (ctx == nullptr) {
+    Context* current = st->CurrentContext();
+    return current != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+  }
+  return st->FindContext(ctx) != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+#define FAKECUDA_NODE_PROLOGUE()                                                     \
+  if (phGraphNode == nullptr) return CUDA_ERROR_INVALID_VALUE;                       \
+  if (fakecuda::Modules(st).FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
 
 extern "C" {
 
-CUresult CUDAAPI cuGraphCreate([[maybe_unused]] CUgraph *phGraph, [[maybe_unused]] unsigned int flags) {
+CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
   FAKECUDA_ENTER(cuGraphCreate)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (phGraph == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  GraphState g;
+  g.id = st->NewId();
+  *phGraph = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, g.id);
+  fakecuda::Modules(st).graphs.emplace(g.id, std::move(g));
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGraphDestroy([[maybe_unused]] CUgraph hGraph) {
+CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   FAKECUDA_ENTER(cuGraphDestroy)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  ModuleModel& m = fakecuda::Modules(st);
+  GraphState* g = m.FindGraph(hGraph);
+  if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Executable graphs made from it are independent copies and stay valid.
+  for (std::uint64_t id : g->nodes) {
+    m.nodes.erase(id);
+    m.node_graph.erase(id);
+  }
+  m.graphs.erase(g->id);
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGraphAddEmptyNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies) {
+CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                     const CUgraphNode* dependencies, size_t numDependencies) {
   FAKECUDA_ENTER(cuGraphAddEmptyNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_EMPTY;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddKernelNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                      const CUgraphNode* dependencies, size_t numDependencies,
+                                      const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
   FAKECUDA_ENTER(cuGraphAddKernelNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (nodeParams->func == nullptr) {
+    // CUkernel (library API) handles are not modelled.
+    // Measured: neither a function nor a kernel is INVALID_HANDLE.
+    return nodeParams->kern != nullptr ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
+  }
+  fakecuda::FunctionState* f = fakecuda::Modules(st).FindFunction(nodeParams->func);
+  if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  node.function_id = f->id;
+  node.config = {{nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ},
+                 {nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ},
+                 nodeParams->sharedMemBytes};
+  if (CUresult e = fakecuda::ValidateLaunch(st, *f, node.config); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::PackParams(f->kernel, nodeParams->kernelParams, nodeParams->extra,
+                                        &node.params);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddMemcpyNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] const CUDA_MEMCPY3D *copyParams, [[maybe_unused]] CUcontext ctx) {
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                      const CUgraphNode* dependencies, size_t numDependencies,
+                                      const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
   FAKECUDA_ENTER(cuGraphAddMemcpyNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (copyParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = fakecuda::CheckNodeContext(st, ctx); e != CUDA_SUCCESS) return e;
+  fakecuda::Op probe;
+  if (CUresult e = fakecuda::MemcpyOp(st, *copyParams, &probe); e != CUDA_SUCCESS) return e;
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  node.copy = *copyParams;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddMemsetNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] const CUDA_MEMSET_NODE_PARAMS *memsetParams, [[maybe_unused]] CUcontext ctx) {
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                      const CUgraphNode* dependencies, size_t numDependencies,
+                                      const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) {
   FAKECUDA_ENTER(cuGraphAddMemsetNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = fakecuda::CheckNodeContext(st, ctx); e != CUDA_SUCCESS) return e;
+  fakecuda::Op probe;
+  if (CUresult e = fakecuda::MemsetOp(st, *memsetParams, &probe); e != CUDA_SUCCESS) return e;
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  node.memset = *memsetParams;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddHostNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] const CUDA_HOST_NODE_PARAMS *nodeParams) {
+CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                    const CUgraphNode* dependencies, size_t numDependencies,
+                                    const CUDA_HOST_NODE_PARAMS* nodeParams) {
   FAKECUDA_ENTER(cuGraphAddHostNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_HOST;
+  node.host_fn = nodeParams->fn;
+  node.host_data = nodeParams->userData;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddEventRecordNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] CUevent event) {
+CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                           const CUgraphNode* dependencies, size_t numDependencies,
+                                           CUevent event) {
   FAKECUDA_ENTER(cuGraphAddEventRecordNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;  // measured for NULL
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+  node.event = event;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphAddEventWaitNode([[maybe_unused]] CUgraphNode *phGraphNode, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] const CUgraphNode *dependencies, [[maybe_unused]] size_t numDependencies, [[maybe_unused]] CUevent event) {
+CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                         const CUgraphNode* dependencies, size_t numDependencies,
+                                         CUevent event) {
   FAKECUDA_ENTER(cuGraphAddEventWaitNode)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  FAKECUDA_NODE_PROLOGUE()
+  if (st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;  // measured for NULL
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+  node.event = event;
+  return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 }
 
-CUresult CUDAAPI cuGraphInstantiateWithFlags([[maybe_unused]] CUgraphExec *phGraphExec, [[maybe_unused]] CUgraph hGraph, [[maybe_unused]] unsigned long long flags) {
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                             unsigned long long flags) {
   FAKECUDA_ENTER(cuGraphInstantiateWithFlags)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (phGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // AUTO_FREE_ON_LAUNCH and USE_NODE_PRIORITY change nothing the fake models; UPLOAD belongs to
+  // cuGraphInstantiateWithParams and DEVICE_LAUNCH is not modelled.
+  constexpr unsigned long long kAllowed = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+                                          CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+  if (flags & ~kAllowed) return CUDA_ERROR_INVALID_VALUE;
+  ModuleModel& m = fakecuda::Modules(st);
+  GraphState* g = m.FindGraph(hGraph);
+  if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Kahn's algorithm; among ready nodes the earliest created goes first.
+  std::vector<std::uint64_t> ids = g->nodes;  // creation order == increasing ids
+  std::map<std::uint64_t, int> indegree;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> dependents;
+  for (std::uint64_t id : ids) {
+    const GraphNode& n = m.nodes.at(id);
+    indegree[id] += 0;
+    for (std::uint64_t d : n.deps) {
+      ++indegree[id];
+      dependents[d].push_back(id);
+    }
+  }
+  std::set<std::uint64_t> ready;
+  for (const auto& [id, deg] : indegree) {
+    if (deg == 0) ready.insert(id);
+  }
+  auto order = std::make_shared<std::vector<GraphNode>>();
+  while (!ready.empty()) {
+    std::uint64_t id = *ready.begin();
+    ready.erase(ready.begin());
+    order->push_back(m.nodes.at(id));
+    for (std::uint64_t next : dependents[id]) {
+      if (--indegree[next] == 0) ready.insert(next);
+    }
+  }
+  if (order->size() != ids.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cannot happen)
+  GraphExecState exec;
+  exec.id = st->NewId();
+  exec.order = std::move(order);
+  *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
+  m.execs.emplace(exec.id, std::move(exec));
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGraphExecDestroy([[maybe_unused]] CUgraphExec hGraphExec) {
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
   FAKECUDA_ENTER(cuGraphExecDestroy)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  ModuleModel& m = fakecuda::Modules(st);
+  GraphExecState* e = m.FindExec(hGraphExec);
+  if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Queued launches own what they need; they still complete.
+  m.execs.erase(e->id);
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGraphLaunch([[maybe_unused]] CUgraphExec hGraphExec, [[maybe_unused]] CUstream hStream) {
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
   FAKECUDA_ENTER(cuGraphLaunch)
-  return CUDA_ERROR_NOT_SUPPORTED;
+  ModuleModel& m = fakecuda::Modules(st);
+  GraphExecState* exec = m.FindExec(hGraphExec);
+  if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  fakecuda::Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  auto ctx_it = st->contexts.find(s->ctx_id);
+  if (ctx_it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (ctx_it->second->sticky != CUDA_SUCCESS) return ctx_it->second->sticky;
+
+  // Pass 1: resolve every node into an op (nothing is queued if any node fails).
+  std::shared_ptr<const std::vector<GraphNode>> order = exec->order;
+  std::vector<fakecuda::Op> ops(order->size());
+  for (size_t i = 0; i < order->size(); ++i) {
+    const GraphNode& n = (*order)[i];
+    fakecuda::Op& op = ops[i];
+    switch (n.type) {
+      case CU_GRAPH_NODE_TYPE_EMPTY:
+        op.what = "cuGraphLaunch (empty node)";
+        break;
+      case CU_GRAPH_NODE_TYPE_KERNEL: {
+        auto f = m.functions.find(n.function_id);
+        if (f == m.functions.end()) return CUDA_ERROR_INVALID_HANDLE;  // module unloaded
+        if (CUresult e = fakecuda::MakeKernelOp(st, f->second, n.config, n.params,
+                                                "cuGraphLaunch (kernel node)", &op);
+            e != CUDA_SUCCESS) {
+          return e;
+        }
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_MEMCPY:
+        if (CUresult e = fakecuda::MemcpyOp(st, n.copy, &op); e != CUDA_SUCCESS) return e;
+        break;
+      case CU_GRAPH_NODE_TYPE_MEMSET:
+        if (CUresult e = fakecuda::MemsetOp(st, n.memset, &op); e != CUDA_SUCCESS) return e;
+        break;
+      case CU_GRAPH_NODE_TYPE_HOST: {
+        op.what = "cuGraphLaunch (host node)";
+        op.cost_us = 1.0;
+        CUhostFn fn = n.host_fn;
+        void* data = n.host_data;
+        op.body = [fn, data] {
+          fn(data);
+          return CUDA_SUCCESS;
+        };
+        break;
+      }
+      case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+      case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
+        fakecuda::Event* e = st->FindEvent(n.event);
+        if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed since
+        if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD && e->ctx_id != s->ctx_id) {
+          return CUDA_ERROR_INVALID_HANDLE;  // as cuEventRecord
+        }
+        op.what = "cuGraphLaunch (event wait node)";
+        break;
+      }
+      default:
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+  }
+
+  // Pass 2: queue them in order. The lock is released while eager work runs, so every object is
+  // found again by id.
+  std::uint64_t stream_id = s->id;
+  std::uint64_t exec_id = exec->id;
+  fakecuda::Op head;
+  head.what = "cuGraphLaunch";
+  if (exec->last_seq != 0 && exec->last_stream != stream_id) {
+    head.deps.emplace_back(exec->last_stream, exec->last_seq);
+  }
+  std::uint64_t last_seq = st->Enqueue(s, std::move(head), lock);
+  for (size_t i = 0; i < order->size(); ++i) {
+    const GraphNode& n = (*order)[i];
+    if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) {
+      if (CUresult e = fakecuda::RecordEvent(st, n.event, hStream, lock); e != CUDA_SUCCESS) {
+        return e;
+      }
+      if (fakecuda::Stream* cur = st->FindStream(stream_id)) last_seq = cur->last_enqueued_seq;
+      continue;
+    }
+    if (n.type == CU_GRAPH_NODE_TYPE_WAIT_EVENT) {
+      // Waits for the event's most recent record as of this launch.
+      fakecuda::Event* e = st->FindEvent(n.event);
+      if (e != nullptr && e->stream_id != 0 && !e->complete) {
+        ops[i].deps.emplace_back(e->stream_id, e->seq);
+      }
+    }
+    fakecuda::Stream* cur = st->FindStream(stream_id);
+    if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed by another thread meanwhile
+    last_seq = st->Enqueue(cur, std::move(ops[i]), lock);
+  }
+  if (GraphExecState* again = m.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec,
+                                                                             exec_id))) {
+    again->last_stream = stream_id;
+    again->last_seq = last_seq;
+  }
+  return CUDA_SUCCESS;
 }
 
 }  // extern "C"

@@ -212,11 +212,13 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
 
 CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
   FAKECUDA_ENTER(cuMemGetInfo)
-  if (free == nullptr || total == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Either output may be NULL, even both (measured on the H200, driver 580).
   FAKECUDA_REQUIRE_CONTEXT()
   const fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
-  *total = d.profile.total_memory;
-  *free = d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory);
+  if (total != nullptr) *total = d.profile.total_memory;
+  if (free != nullptr) {
+    *free = d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory);
+  }
   return CUDA_SUCCESS;
 }
 

@@ -114,6 +114,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   op.what = "cuStreamWaitEvent";
   // Waits for the event's most recent record as of this call; never recorded: no wait.
   if (e->stream_id != 0 && !e->complete) op.deps.emplace_back(e->stream_id, e->seq);
+  // Even a completed record orders this stream after it (memory pools' event dependencies).
+  if (e->stream_id != 0) s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
 }
@@ -271,7 +273,10 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
   FAKECUDA_ENTER(cuEventSynchronize)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if (e->complete) return CUDA_SUCCESS;
+  if (e->complete) {
+    st->NoteSynchronized(e->stream_id, e->seq);  // still a synchronization (pool releases)
+    return CUDA_SUCCESS;
+  }
   Stream* s = st->FindStream(e->stream_id);
   if (s == nullptr) return CUDA_SUCCESS;
   return st->SyncStream(s, e->seq, lock);
@@ -279,7 +284,8 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
 
 CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
   FAKECUDA_ENTER(cuEventElapsedTime)
-  if (pMilliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // A NULL output is CUDA_ERROR_INVALID_HANDLE on the real driver (measured on the H200).
+  if (pMilliseconds == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   Event* a = st->FindEvent(hStart);
   Event* b = st->FindEvent(hEnd);
   if (a == nullptr || b == nullptr) return CUDA_ERROR_INVALID_HANDLE;

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "fakecuda/internal/per_thread_mode.h"
+#include "fakecuda/internal/mem_pool.h"
+#include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
 
 namespace fakecuda {
@@ -92,6 +95,10 @@ Stream* DriverState::NewStream(Context* ctx, unsigned flags, int priority) {
 
 Stream* DriverState::ResolveStream(CUstream handle, CUresult* error) {
   *error = CUDA_SUCCESS;
+  // Inside a `_ptds` entry point the implicit default stream is the per-thread one.
+  if (ImplicitStreamIsPerThread() && (handle == nullptr || handle == CU_STREAM_LEGACY)) {
+    handle = CU_STREAM_PER_THREAD;
+  }
   auto raw = reinterpret_cast<std::uintptr_t>(handle);
   if (raw == 0 || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD) {
     Context* ctx = CurrentContext();
@@ -168,6 +175,10 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op, std::unique_lock<std::mutex
       }
     }
   }
+  for (const auto& [sid, dseq] : op.deps) {
+    std::uint64_t& waited = s->waited[sid];
+    waited = std::max(waited, dseq);
+  }
   std::uint64_t seq = op.seq;
   s->last_enqueued_seq = seq;
   s->queue.push_back(std::move(op));
@@ -237,8 +248,9 @@ void DriverState::DrainEager(std::unique_lock<std::mutex>& lock) {
   ReapStreams();
 }
 
-void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
-  // Find the chain of streams `target` (up to seq) waits on and run the first ready op of it.
+Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
+  // Walk the chain of streams `target` (up to seq) waits on, transitively, and pick among the
+  // ones whose head op is ready to run.
   std::vector<std::uint64_t> needed{target->id};
   std::vector<std::uint64_t> limit{seq};
   std::vector<Stream*> ready;
@@ -259,9 +271,14 @@ void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::
       }
     }
   }
-  if (!ready.empty()) {
-    std::sort(ready.begin(), ready.end(), [](Stream* a, Stream* b) { return a->id < b->id; });
-    RunHead(PickReady(ready), lock);
+  if (ready.empty()) return nullptr;
+  std::sort(ready.begin(), ready.end(), [](Stream* a, Stream* b) { return a->id < b->id; });
+  return PickReady(ready);
+}
+
+void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+  if (Stream* runnable = FindNeededReady(target, seq)) {
+    RunHead(runnable, lock);
     return;
   }
   // Nothing this thread can run: another thread is running a needed op, or an op waits for work
@@ -272,6 +289,9 @@ void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::
 
 CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
   std::uint64_t id = s->id;
+  // Once this returns, the host has seen every op (and pool free) ordered on the stream before
+  // `proven_below` complete.
+  const std::uint64_t proven_below = seq == 0 ? next_seq : seq;
   if (seq == 0) seq = s->last_enqueued_seq;
   for (;;) {
     Stream* cur = FindStream(id);
@@ -279,12 +299,17 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<
     Step(cur, seq, lock);
   }
   ReapStreams();
+  NoteSynchronized(id, proven_below);
   Stream* cur = FindStream(id);
   if (cur != nullptr) {
     auto it = contexts.find(cur->ctx_id);
     if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
   }
   return CUDA_SUCCESS;
+}
+
+void DriverState::NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below) {
+  PoolsOnStreamSync(this, stream_id, proven_below);
 }
 
 CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
@@ -306,6 +331,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>
     }
   }
   ReapStreams();
+  PoolsOnContextSync(this, ctx_id);
   if (ctx_id != 0) {
     auto it = contexts.find(ctx_id);
     if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
@@ -317,25 +343,10 @@ bool DriverState::PollStream(Stream* s, std::uint64_t seq, std::unique_lock<std:
   if (seq == 0) seq = s->last_enqueued_seq;
   if (s->completed_seq >= seq) return true;
   if (options.policy == SchedulePolicy::kAdversarial) {
-    // Each poll completes at most one more needed op, so a polling loop always terminates.
+    // Each poll completes one more op that the query needs (on the stream itself or, through
+    // any chain of waits, on a stream it depends on), so a polling loop always terminates.
     std::uint64_t id = s->id;
-    std::uint64_t before = next_seq;
-    (void)before;
-    std::vector<Stream*> ready;
-    Stream* cur = s;
-    if (!cur->queue.empty() && HeadReady(cur) && cur->queue.front().seq <= seq) {
-      RunHead(cur, lock);
-    } else {
-      // Blocked on another stream: advance what it waits for.
-      for (const auto& [sid, dseq] : cur->queue.empty() ? std::vector<std::pair<std::uint64_t, std::uint64_t>>{}
-                                                        : cur->queue.front().deps) {
-        Stream* dep = FindStream(sid);
-        if (dep != nullptr && dep->completed_seq < dseq && HeadReady(dep)) {
-          RunHead(dep, lock);
-          break;
-        }
-      }
-    }
+    if (Stream* runnable = FindNeededReady(s, seq)) RunHead(runnable, lock);
     s = FindStream(id);
     if (s == nullptr) return true;
   }
@@ -405,6 +416,7 @@ void DriverState::ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterat
 
 void DriverState::TeardownContext(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
   (void)SyncAll(ctx_id, lock);
+  ModulesOnContextTeardown(this, ctx_id);
   for (auto it = streams.begin(); it != streams.end();) {
     it = it->second->ctx_id == ctx_id ? streams.erase(it) : std::next(it);
   }
@@ -428,6 +440,7 @@ Inventory DriverState::CountLive() const {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) ++inv.streams;
   }
   inv.events = static_cast<int>(events.size());
+  inv.pools = PoolsLive(*this);
   for (const auto& [base, a] : allocations) {
     switch (a.type) {
       case MemoryType::kDevice: ++inv.device_allocations; break;
@@ -437,6 +450,7 @@ Inventory DriverState::CountLive() const {
       case MemoryType::kPool: ++inv.pool_allocations; break;
     }
   }
+  ModulesCountLive(*this, &inv);
   return inv;
 }
 
@@ -461,6 +475,8 @@ std::string DriverState::DescribeLive() const {
     os << "allocation 0x" << std::hex << base << std::dec << " of " << a.size << " bytes ("
        << a.created_by << ")\n";
   }
+  os << PoolsDescribe(*this);
+  os << ModulesDescribe(*this);
   return os.str();
 }
 

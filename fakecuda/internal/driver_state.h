@@ -49,12 +49,15 @@ enum class HandleKind : std::uint64_t {
   kModule = 4,
   kFunction = 5,
   kPool = 6,
+  kGraph = 7,       // fakecuda/internal/module_model.h
+  kGraphNode = 8,
+  kGraphExec = 9,
 };
 
 struct Context;
 struct Stream;
 struct Event;
-struct MemPool;
+class MemPool;
 struct Module;
 
 struct Device {
@@ -107,6 +110,10 @@ struct Stream {
   std::uint64_t completed_seq = 0;
   std::uint64_t last_enqueued_seq = 0;
   double time_us = 0.0;  // virtual time at which its last completed op ended
+  // For each stream this one's ops have waited for (events, implicit legacy-stream ordering,
+  // pool internal dependencies): the highest seq waited for. The pool model reads it to decide
+  // which stream-ordered frees this stream may reuse.
+  std::unordered_map<std::uint64_t, std::uint64_t> waited;
 };
 
 struct Event {
@@ -185,6 +192,10 @@ class DriverState {
   CUresult SyncStream(Stream* stream, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
   // Runs queued work until every stream of `ctx_id` (0: of all contexts) is drained.
   CUresult SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock);
+  // The host has seen `stream_id` complete everything enqueued on it before `proven_below` (a
+  // synchronization that found the work already done). Called by SyncStream; tells the memory
+  // pools, which release memory only at such points.
+  void NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below);
   // Polling: completes at most one more op of `stream` (adversarial), then reports whether
   // everything up to `seq` has completed.
   bool PollStream(Stream* stream, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
@@ -220,6 +231,9 @@ class DriverState {
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).
   Stream* PickReady(const std::vector<Stream*>& candidates);
   void DrainEager(std::unique_lock<std::mutex>& lock);
+  // A stream whose ready head op is needed for `target` to reach `seq` (directly or through a
+  // chain of waits), chosen as PickReady does; null when none can run now.
+  Stream* FindNeededReady(Stream* target, std::uint64_t seq);
   // Makes progress towards (stream, seq): runs a ready op it needs, or waits for another thread.
   void Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
 };
