@@ -1,31 +1,74 @@
 // Copyright 2026 The cuhal Authors.
 // fakenccl's C entry points: nccl.h's functions, with its exact names and signatures, serving the
-// installed fakenccl::FakeNccl. See fake_nccl.h for which ones are implemented so far.
+// installed fakenccl::FakeNccl. Each one:
+//   1. finds the installed FakeNccl (none: ncclInvalidUsage, with a last-error text saying so);
+//   2. lets the fault injector fail the call before it has any effect;
+//   3. checks its arguments in NCCL's order with NCCL's codes, and does its work in the engine
+//      (fakenccl/internal/engine.h); on an error, sets the calling thread's last-error text.
+// The calling thread's group (ncclGroupStart/End depth, the calls waiting for the group's end and
+// the group's first error) is kept here, per thread, as NCCL keeps it.
 //
 // Every entry point listed in core/symbols/nccl_symbols.inc must be defined here: FillNcclApi
 // takes each one's address, so a missing one fails to link. nccl.h declares them extern "C", so a
-// definition whose signature differs from nccl.h's does not compile.
+// definition whose signature differs from nccl.h's does not compile. Built with
+// FAKENCCL_PROFILING_ALIASES (the drop-in libnccl.so.2), each also gets its pncclX alias.
 #include <nccl.h>
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "fakenccl/fake_nccl.h"
+#include "fakenccl/internal/engine.h"
+#include "fakenccl/internal/fakecuda_hooks.h"
 
 namespace fakenccl {
 namespace {
 
+using internal::CallDesc;
+using internal::CallKind;
+
 // The text ncclGetLastError returns. Per thread (see fake_nccl.h); NCCL's buffer is 1024 bytes.
 thread_local char t_last_error[1024] = "";
 
-void SetLastError(const char* text) {
-  std::snprintf(t_last_error, sizeof(t_last_error), "%s", text);
+void SetLastError(const std::string& text) {
+  std::snprintf(t_last_error, sizeof(t_last_error), "%s", text.c_str());
 }
 
-ncclResult_t NotImplemented(const char* name) {
-  std::snprintf(t_last_error, sizeof(t_last_error),
-                "fakenccl: %s is not implemented yet (issue 5)", name);
-  return ncclInvalidUsage;
+// The calling thread's group (NCCL's ncclGroupDepth and friends, which are thread-local too).
+struct ThreadGroup {
+  std::uint64_t serial = 0;  // the FakeNccl this state belongs to
+  int depth = 0;
+  ncclResult_t error = ncclSuccess;  // first error of a call inside the group
+  std::string error_text;
+  std::vector<internal::GroupOp> ops;
+  std::vector<std::pair<std::uint64_t, bool>> inits;  // (handle id, blocking) to wait for
+};
+thread_local ThreadGroup t_group;
+
+ThreadGroup& Group(const FakeNccl& nccl) {
+  if (t_group.serial != nccl.serial()) {
+    t_group = ThreadGroup{};
+    t_group.serial = nccl.serial();
+  }
+  return t_group;
+}
+
+// NCCL's ncclGroupErrCheck: inside a group, the group remembers the first error.
+ncclResult_t GroupErrCheck(ThreadGroup& g, ncclResult_t result, const std::string& text) {
+  if (g.depth > 0 && result != ncclSuccess && result != ncclInProgress &&
+      g.error == ncclSuccess) {
+    g.error = result;
+    g.error_text = text;
+  }
+  return result;
+}
+
+ncclResult_t Fail(ncclResult_t result, const std::string& text) {
+  SetLastError(text);
+  return result;
 }
 
 FakeNccl* InstalledOrSetError() {
@@ -36,36 +79,215 @@ FakeNccl* InstalledOrSetError() {
   return nccl;
 }
 
+// Steps 1 and 2 of every entry point (see the top of this file).
+#define FAKENCCL_ENTER(name)                                                               \
+  ::fakenccl::FakeNccl* nccl = ::fakenccl::InstalledOrSetError();                          \
+  if (nccl == nullptr) return ncclInvalidUsage;                                            \
+  if (ncclResult_t fakenccl_injected_ = nccl->faults().OnCall(#name);                      \
+      fakenccl_injected_ != ncclSuccess) {                                                 \
+    return ::fakenccl::Fail(fakenccl_injected_,                                            \
+                            "fakenccl: injected fault: " #name " returns " +               \
+                                ::fakenccl::NcclResultName(fakenccl_injected_));           \
+  }
+
+// NCCL's parseCommConfig for the ncclConfig_t of the installed nccl.h. Sets *blocking.
+ncclResult_t ParseConfig(const ncclConfig_t* config, int* blocking, std::string* text) {
+  ncclConfig_t defaults = NCCL_CONFIG_INITIALIZER;
+  ncclConfig_t c = NCCL_CONFIG_INITIALIZER;
+  if (config != nullptr) {
+    std::size_t real_size = 0;
+    std::memcpy(&real_size, config, sizeof(real_size));
+    real_size = std::min(real_size, sizeof(ncclConfig_t));
+    c.magic = 0;
+    std::memcpy(static_cast<void*>(&c), config, real_size);
+    if (c.magic != defaults.magic) {
+      *text = "ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER";
+      return ncclInvalidArgument;
+    }
+    if (c.version < NCCL_VERSION(2, 14, 0)) c.blocking = defaults.blocking;
+    if (c.version < NCCL_VERSION(2, 17, 0)) {
+      c.cgaClusterSize = defaults.cgaClusterSize;
+      c.minCTAs = defaults.minCTAs;
+      c.maxCTAs = defaults.maxCTAs;
+      c.netName = defaults.netName;
+    }
+    if (c.version < NCCL_VERSION(2, 25, 0)) c.trafficClass = defaults.trafficClass;
+    if (c.version < NCCL_VERSION(2, 27, 0)) {
+      c.collnetEnable = defaults.collnetEnable;
+      c.CTAPolicy = defaults.CTAPolicy;
+      c.shrinkShare = defaults.shrinkShare;
+      c.nvlsCTAs = defaults.nvlsCTAs;
+    }
+    if (c.version < NCCL_VERSION(2, 28, 0)) {
+      c.nChannelsPerNetPeer = defaults.nChannelsPerNetPeer;
+      c.nvlinkCentricSched = defaults.nvlinkCentricSched;
+    }
+  }
+  constexpr int kUndef = NCCL_CONFIG_UNDEF_INT;
+  auto bad = [text](const char* what, int value) {
+    char buffer[128];
+    std::snprintf(buffer, sizeof(buffer), "Invalid config %s attribute value %d", what, value);
+    *text = buffer;
+    return ncclInvalidArgument;
+  };
+  auto zero_or_one = [](int v) { return v == kUndef || v == 0 || v == 1; };
+  if (!zero_or_one(c.blocking)) return bad("blocking", c.blocking);
+  if (c.cgaClusterSize != kUndef && c.cgaClusterSize < 0) {
+    return bad("cgaClusterSize", c.cgaClusterSize);
+  }
+  // NCCL compares the raw values, so a minCTAs set with maxCTAs left undefined (INT_MIN) fails
+  // too (measured: NCCL 2.28.9 on the H200 rejects minCTAs=4 alone, "4/-2147483648").
+  if ((c.minCTAs != kUndef && c.minCTAs <= 0) || (c.maxCTAs != kUndef && c.maxCTAs <= 0) ||
+      c.minCTAs > c.maxCTAs) {
+    char buffer[128];
+    std::snprintf(buffer, sizeof(buffer), "Invalid config min/max channels attribute value %d/%d",
+                  c.minCTAs, c.maxCTAs);
+    *text = buffer;
+    return ncclInvalidArgument;
+  }
+  if (!zero_or_one(c.splitShare)) return bad("splitShare", c.splitShare);
+  if (!zero_or_one(c.collnetEnable)) return bad("collnetEnable", c.collnetEnable);
+  if (c.CTAPolicy != kUndef && (c.CTAPolicy < 0 || c.CTAPolicy > 3)) {
+    return bad("policy", c.CTAPolicy);
+  }
+  if (!zero_or_one(c.shrinkShare)) return bad("shrinkShare", c.shrinkShare);
+  if (c.nvlsCTAs != kUndef && c.nvlsCTAs <= 0) return bad("nvlsCTAs", c.nvlsCTAs);
+  // UNMEASURED: MAXCHANNELS taken as 64.
+  if (c.nChannelsPerNetPeer != kUndef &&
+      (c.nChannelsPerNetPeer <= 0 || c.nChannelsPerNetPeer > 64)) {
+    return bad("nChannelsPerNetPeer", c.nChannelsPerNetPeer);
+  }
+  if (!zero_or_one(c.nvlinkCentricSched)) return bad("nvlinkCentricSched", c.nvlinkCentricSched);
+  *blocking = c.blocking == kUndef ? 1 : c.blocking;
+  return ncclSuccess;
+}
+
+// The calling thread's current device (its current context's), or -1; and its compute
+// capability major number.
+int CurrentDevice(int* cc_major) {
+  *cc_major = 0;
+  const internal::FakecudaHooks* hooks = internal::Hooks();
+  if (hooks == nullptr) return -1;
+  int device = hooks->stream_device(nullptr);
+  if (device >= 0) *cc_major = hooks->compute_capability_major(device);
+  return device;
+}
+
+ncclResult_t InitRankCommon(FakeNccl* nccl, const char* api, ncclComm_t* comm, int nranks,
+                            const ncclUniqueId& id, int rank, const ncclConfig_t* config) {
+  ThreadGroup& g = Group(*nccl);
+  std::string text;
+  auto fail = [&](ncclResult_t r) { return GroupErrCheck(g, Fail(r, text), text); };
+  if (comm == nullptr) {
+    text = "CommInitRank : newcomm argument is NULL";
+    return fail(ncclInvalidArgument);
+  }
+  if (nranks < 1) {  // NCCL checks its number of ids (1) against nranks first
+    text = "improper usage of ncclCommInitRank: nId = 1, nranks=" + std::to_string(nranks);
+    *comm = nullptr;
+    return fail(ncclInvalidArgument);
+  }
+  if (rank < 0 || rank >= nranks) {
+    text = "Invalid rank requested : " + std::to_string(rank) + "/" + std::to_string(nranks);
+    *comm = nullptr;
+    return fail(ncclInvalidArgument);
+  }
+  int blocking = 1;
+  if (ncclResult_t r = ParseConfig(config, &blocking, &text); r != ncclSuccess) {
+    *comm = nullptr;
+    return fail(r);
+  }
+  int cc_major = 0;
+  int device = CurrentDevice(&cc_major);
+  if (device < 0) {
+    text = std::string("fakenccl: ") + api +
+           (internal::Hooks() == nullptr
+                ? std::string(": ") + internal::HooksUnavailableReason()
+                : std::string(": the calling thread has no current CUDA context of the installed "
+                              "fake driver (its device is the rank's device; fakenccl does not "
+                              "model the runtime's implicit device 0)"));
+    *comm = nullptr;
+    return fail(ncclUnhandledCudaError);
+  }
+  const bool in_group = g.depth > 0;
+  ncclResult_t r = nccl->engine().InitRank(comm, nranks, id, rank, device, cc_major,
+                                           blocking != 0, /*wait=*/blocking != 0 && !in_group,
+                                           api, &text);
+  if (r != ncclSuccess) return fail(r);
+  if (in_group) {
+    g.inits.emplace_back(internal::DecodeComm(*comm), blocking != 0);
+    return ncclSuccess;
+  }
+  return blocking != 0 ? ncclSuccess : ncclInProgress;
+}
+
+// Checks one communication call and, outside a group, launches it at once (a lone call is its own
+// group, as in NCCL).
+ncclResult_t Communicate(FakeNccl* nccl, const char* op_name, ncclComm_t comm,
+                         const CallDesc& desc) {
+  ThreadGroup& g = Group(*nccl);
+  std::string text;
+  ncclResult_t r = nccl->engine().CheckCall(comm, desc, op_name, nccl->faults(), &g.ops, &text);
+  if (r != ncclSuccess) return GroupErrCheck(g, Fail(r, text), text);
+  if (g.depth > 0) return ncclSuccess;
+  std::vector<internal::GroupOp> ops = std::move(g.ops);
+  g.ops.clear();
+  if (ops.empty()) return ncclSuccess;
+  r = nccl->engine().Launch(ops, &text);
+  if (r != ncclSuccess) SetLastError(text);
+  return r;
+}
+
+// The bits of an enum argument as an int. A C caller may pass any int, and loading a value outside
+// the enumeration's range as the C++ enum type is undefined; a copy of the bytes is not.
+template <typename Enum>
+int Raw(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+CallDesc MakeDesc(CallKind kind, const void* sendbuff, void* recvbuff, std::size_t count,
+                  int raw_type, int raw_op, int root, cudaStream_t stream) {
+  CallDesc d;
+  d.kind = kind;
+  d.sendbuff = sendbuff;
+  d.recvbuff = recvbuff;
+  d.count = count;
+  d.raw_type = raw_type;
+  d.raw_op = raw_op;
+  d.root = root;
+  d.stream = reinterpret_cast<CUstream>(stream);
+  return d;
+}
+
 }  // namespace
 }  // namespace fakenccl
 
-using fakenccl::NotImplemented;
+using fakenccl::internal::CallKind;
 
-// ---- Implemented -------------------------------------------------------------------------------
+// ---- Versions, ids, errors ---------------------------------------------------------------------
 
 extern "C" ncclResult_t ncclGetVersion(int* version) {
-  fakenccl::FakeNccl* nccl = fakenccl::InstalledOrSetError();
-  if (nccl == nullptr) return ncclInvalidUsage;
+  FAKENCCL_ENTER(ncclGetVersion)
   if (version == nullptr) {
-    fakenccl::SetLastError("GetVersion : version argument is NULL");  // NCCL's PtrCheck text
-    return ncclInvalidArgument;
+    return fakenccl::Fail(ncclInvalidArgument, "GetVersion : version argument is NULL");
   }
   *version = nccl->options().version;
   return ncclSuccess;
 }
 
 extern "C" ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id) {
-  fakenccl::FakeNccl* nccl = fakenccl::InstalledOrSetError();
-  if (nccl == nullptr) return ncclInvalidUsage;
+  FAKENCCL_ENTER(ncclGetUniqueId)
   if (unique_id == nullptr) {
-    fakenccl::SetLastError("GetUniqueId : out argument is NULL");  // NCCL's PtrCheck text
-    return ncclInvalidArgument;
+    return fakenccl::Fail(ncclInvalidArgument, "GetUniqueId : out argument is NULL");
   }
   nccl->NewUniqueId(unique_id);
   return ncclSuccess;
 }
 
-// NCCL's own strings, word for word.
+// NCCL's own strings (src/init.cc, ncclGetErrorString), word for word.
 extern "C" const char* ncclGetErrorString(ncclResult_t result) {
   switch (result) {
     case ncclSuccess:
@@ -91,135 +313,328 @@ extern "C" const char* ncclGetErrorString(ncclResult_t result) {
 
 extern "C" const char* ncclGetLastError(ncclComm_t /*comm*/) { return fakenccl::t_last_error; }
 
-// ---- Not implemented yet (issue 5) -------------------------------------------------------------
-// Each returns ncclInvalidUsage and sets the last error to "fakenccl: <name> is not implemented
-// yet (issue 5)".
+// ---- Communicators -----------------------------------------------------------------------------
 
-extern "C" ncclResult_t ncclCommInitRank(ncclComm_t* /*comm*/, int /*nranks*/,
-                                         ncclUniqueId /*comm_id*/, int /*rank*/) {
-  return NotImplemented("ncclCommInitRank");
+extern "C" ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id,
+                                         int rank) {
+  FAKENCCL_ENTER(ncclCommInitRank)
+  return fakenccl::InitRankCommon(nccl, "ncclCommInitRank", comm, nranks, comm_id, rank, nullptr);
 }
 
-extern "C" ncclResult_t ncclCommInitRankConfig(ncclComm_t* /*comm*/, int /*nranks*/,
-                                               ncclUniqueId /*comm_id*/, int /*rank*/,
-                                               ncclConfig_t* /*config*/) {
-  return NotImplemented("ncclCommInitRankConfig");
+extern "C" ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks,
+                                               ncclUniqueId comm_id, int rank,
+                                               ncclConfig_t* config) {
+  FAKENCCL_ENTER(ncclCommInitRankConfig)
+  return fakenccl::InitRankCommon(nccl, "ncclCommInitRankConfig", comm, nranks, comm_id, rank,
+                                  config);
 }
 
-extern "C" ncclResult_t ncclCommInitAll(ncclComm_t* /*comm*/, int /*ndev*/,
-                                        const int* /*devlist*/) {
-  return NotImplemented("ncclCommInitAll");
+extern "C" ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
+  FAKENCCL_ENTER(ncclCommInitAll)
+  if (comms == nullptr) {
+    return fakenccl::Fail(ncclInvalidArgument, "CommInitAll : comms argument is NULL");
+  }
+  if (ndev < 0) {
+    return fakenccl::Fail(ncclInvalidArgument,
+                          "Invalid device count requested : " + std::to_string(ndev));
+  }
+  const fakenccl::internal::FakecudaHooks* hooks = fakenccl::internal::Hooks();
+  const int total = hooks != nullptr ? hooks->device_count() : -1;
+  // ndev == 0 makes nothing and succeeds here; NCCL 2.28.9 crashes on it (it dereferences
+  // comms[0] after its loop), so there is nothing to measure.
+  if (total < 0) {
+    return fakenccl::Fail(ncclUnhandledCudaError,
+                          std::string("fakenccl: ncclCommInitAll: ") +
+                              (hooks == nullptr ? fakenccl::internal::HooksUnavailableReason()
+                                                : "no fake CUDA driver is installed"));
+  }
+  std::vector<int> devices;
+  std::vector<char> seen(static_cast<std::size_t>(total), 0);
+  for (int i = 0; i < ndev; ++i) {
+    int dev = devlist != nullptr ? devlist[i] : i;
+    if (devlist != nullptr) {
+      if (dev < 0 || dev >= total) {
+        return fakenccl::Fail(ncclInvalidArgument, "Invalid device " + std::to_string(dev) +
+                                                       " (totalnDev=" + std::to_string(total) +
+                                                       ")");
+      }
+      if (seen[static_cast<std::size_t>(dev)]) {
+        return fakenccl::Fail(ncclInvalidUsage, "fakenccl: ncclCommInitAll: device " +
+                                                    std::to_string(dev) +
+                                                    " appears twice in devlist");
+      }
+      seen[static_cast<std::size_t>(dev)] = 1;
+    } else if (dev >= total) {
+      // NCCL's cudaSetDevice(i) fails.
+      return fakenccl::Fail(ncclUnhandledCudaError,
+                            "Cuda failure 'invalid device ordinal' (fakenccl: ncclCommInitAll "
+                            "with ndev=" + std::to_string(ndev) + " but " +
+                                std::to_string(total) + " devices)");
+    }
+    devices.push_back(dev);
+  }
+  std::vector<int> cc;
+  for (int dev : devices) cc.push_back(hooks->compute_capability_major(dev));
+  std::string text;
+  ncclResult_t r = nccl->engine().InitAll(comms, devices, cc, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommSplit(ncclComm_t /*comm*/, int /*color*/, int /*key*/,
-                                      ncclComm_t* /*newcomm*/, ncclConfig_t* /*config*/) {
-  return NotImplemented("ncclCommSplit");
+extern "C" ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
+                                      ncclConfig_t* config) {
+  FAKENCCL_ENTER(ncclCommSplit)
+  fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
+  std::string text;
+  int blocking = -1;  // NULL config: the parent's
+  if (config != nullptr) {
+    if (ncclResult_t r = fakenccl::ParseConfig(config, &blocking, &text); r != ncclSuccess) {
+      if (newcomm != nullptr) *newcomm = nullptr;
+      return fakenccl::GroupErrCheck(g, fakenccl::Fail(r, text), text);
+    }
+  }
+  const bool in_group = g.depth > 0;
+  bool child_blocking = true;
+  ncclResult_t r = nccl->engine().Split(comm, color, key, blocking, in_group, newcomm,
+                                        &child_blocking, &text);
+  if (r != ncclSuccess) return fakenccl::GroupErrCheck(g, fakenccl::Fail(r, text), text);
+  if (*newcomm != nullptr) {
+    if (in_group) {
+      g.inits.emplace_back(fakenccl::internal::DecodeComm(*newcomm), child_blocking);
+    } else if (!child_blocking) {
+      return ncclInProgress;
+    }
+  }
+  return ncclSuccess;
 }
 
-extern "C" ncclResult_t ncclCommFinalize(ncclComm_t /*comm*/) {
-  return NotImplemented("ncclCommFinalize");
+extern "C" ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+  FAKENCCL_ENTER(ncclCommFinalize)
+  std::string text;
+  ncclResult_t r = nccl->engine().Finalize(comm, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommDestroy(ncclComm_t /*comm*/) {
-  return NotImplemented("ncclCommDestroy");
+extern "C" ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  FAKENCCL_ENTER(ncclCommDestroy)
+  std::string text;
+  ncclResult_t r = nccl->engine().Destroy(comm, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommAbort(ncclComm_t /*comm*/) {
-  return NotImplemented("ncclCommAbort");
+extern "C" ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  FAKENCCL_ENTER(ncclCommAbort)
+  std::string text;
+  ncclResult_t r = nccl->engine().Abort(comm, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommGetAsyncError(ncclComm_t /*comm*/,
-                                              ncclResult_t* /*async_error*/) {
-  return NotImplemented("ncclCommGetAsyncError");
+extern "C" ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async_error) {
+  FAKENCCL_ENTER(ncclCommGetAsyncError)
+  std::string text;
+  ncclResult_t r = nccl->engine().GetAsyncError(comm, async_error, &text);
+  if (r != ncclSuccess) return fakenccl::Fail(r, text);
+  if (*async_error != ncclSuccess && *async_error != ncclInProgress) fakenccl::SetLastError(text);
+  return ncclSuccess;
 }
 
-extern "C" ncclResult_t ncclCommCount(const ncclComm_t /*comm*/, int* /*count*/) {
-  return NotImplemented("ncclCommCount");
+extern "C" ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
+  FAKENCCL_ENTER(ncclCommCount)
+  std::string text;
+  ncclResult_t r = nccl->engine().Query(comm, 0, count, "CommCount", &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommCuDevice(const ncclComm_t /*comm*/, int* /*device*/) {
-  return NotImplemented("ncclCommCuDevice");
+extern "C" ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
+  FAKENCCL_ENTER(ncclCommCuDevice)
+  std::string text;
+  ncclResult_t r = nccl->engine().Query(comm, 2, device, "CommCuDevice", &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclCommUserRank(const ncclComm_t /*comm*/, int* /*rank*/) {
-  return NotImplemented("ncclCommUserRank");
+extern "C" ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+  FAKENCCL_ENTER(ncclCommUserRank)
+  std::string text;
+  ncclResult_t r = nccl->engine().Query(comm, 1, rank, "CommUserRank", &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* /*op*/, void* /*scalar*/,
-                                                 ncclDataType_t /*datatype*/,
-                                                 ncclScalarResidence_t /*residence*/,
-                                                 ncclComm_t /*comm*/) {
-  return NotImplemented("ncclRedOpCreatePreMulSum");
+// ---- Reduction operators -----------------------------------------------------------------------
+
+extern "C" ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
+                                                 ncclDataType_t datatype,
+                                                 ncclScalarResidence_t residence,
+                                                 ncclComm_t comm) {
+  FAKENCCL_ENTER(ncclRedOpCreatePreMulSum)
+  std::string text;
+  ncclResult_t r = nccl->engine().CreatePreMulSum(op, scalar, fakenccl::Raw(datatype),
+                                                  fakenccl::Raw(residence), comm, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclRedOpDestroy(ncclRedOp_t /*op*/, ncclComm_t /*comm*/) {
-  return NotImplemented("ncclRedOpDestroy");
+extern "C" ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  FAKENCCL_ENTER(ncclRedOpDestroy)
+  std::string text;
+  ncclResult_t r = nccl->engine().DestroyRedOp(fakenccl::Raw(op), comm, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
 }
 
-extern "C" ncclResult_t ncclAllReduce(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                      size_t /*count*/, ncclDataType_t /*datatype*/,
-                                      ncclRedOp_t /*op*/, ncclComm_t /*comm*/,
-                                      cudaStream_t /*stream*/) {
-  return NotImplemented("ncclAllReduce");
+// ---- Collectives -------------------------------------------------------------------------------
+
+extern "C" ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                      ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                      cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclAllReduce)
+  return fakenccl::Communicate(
+      nccl, "AllReduce", comm,
+      fakenccl::MakeDesc(CallKind::kAllReduce, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         fakenccl::Raw(op), 0, stream));
 }
 
-extern "C" ncclResult_t ncclBroadcast(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                      size_t /*count*/, ncclDataType_t /*datatype*/,
-                                      int /*root*/, ncclComm_t /*comm*/,
-                                      cudaStream_t /*stream*/) {
-  return NotImplemented("ncclBroadcast");
+extern "C" ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                      ncclDataType_t datatype, int root, ncclComm_t comm,
+                                      cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclBroadcast)
+  return fakenccl::Communicate(
+      nccl, "Broadcast", comm,
+      fakenccl::MakeDesc(CallKind::kBroadcast, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         ncclSum, root, stream));
 }
 
-extern "C" ncclResult_t ncclReduce(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                   size_t /*count*/, ncclDataType_t /*datatype*/,
-                                   ncclRedOp_t /*op*/, int /*root*/, ncclComm_t /*comm*/,
-                                   cudaStream_t /*stream*/) {
-  return NotImplemented("ncclReduce");
+extern "C" ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                   ncclDataType_t datatype, ncclRedOp_t op, int root,
+                                   ncclComm_t comm, cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclReduce)
+  return fakenccl::Communicate(
+      nccl, "Reduce", comm,
+      fakenccl::MakeDesc(CallKind::kReduce, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         fakenccl::Raw(op), root, stream));
 }
 
-extern "C" ncclResult_t ncclAllGather(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                      size_t /*sendcount*/, ncclDataType_t /*datatype*/,
-                                      ncclComm_t /*comm*/, cudaStream_t /*stream*/) {
-  return NotImplemented("ncclAllGather");
+extern "C" ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                      ncclDataType_t datatype, ncclComm_t comm,
+                                      cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclAllGather)
+  return fakenccl::Communicate(
+      nccl, "AllGather", comm,
+      fakenccl::MakeDesc(CallKind::kAllGather, sendbuff, recvbuff, sendcount,
+                         fakenccl::Raw(datatype), ncclSum, 0, stream));
 }
 
-extern "C" ncclResult_t ncclReduceScatter(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                          size_t /*recvcount*/, ncclDataType_t /*datatype*/,
-                                          ncclRedOp_t /*op*/, ncclComm_t /*comm*/,
-                                          cudaStream_t /*stream*/) {
-  return NotImplemented("ncclReduceScatter");
+extern "C" ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                          ncclDataType_t datatype, ncclRedOp_t op,
+                                          ncclComm_t comm, cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclReduceScatter)
+  return fakenccl::Communicate(
+      nccl, "ReduceScatter", comm,
+      fakenccl::MakeDesc(CallKind::kReduceScatter, sendbuff, recvbuff, recvcount,
+                         fakenccl::Raw(datatype), fakenccl::Raw(op), 0, stream));
 }
 
-extern "C" ncclResult_t ncclAlltoAll(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                     size_t /*count*/, ncclDataType_t /*datatype*/,
-                                     ncclComm_t /*comm*/, cudaStream_t /*stream*/) {
-  return NotImplemented("ncclAlltoAll");
+extern "C" ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
+                                     ncclDataType_t datatype, ncclComm_t comm,
+                                     cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclAlltoAll)
+  return fakenccl::Communicate(
+      nccl, "AlltoAll", comm,
+      fakenccl::MakeDesc(CallKind::kAlltoAll, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         ncclSum, 0, stream));
 }
 
-extern "C" ncclResult_t ncclGather(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                   size_t /*count*/, ncclDataType_t /*datatype*/, int /*root*/,
-                                   ncclComm_t /*comm*/, cudaStream_t /*stream*/) {
-  return NotImplemented("ncclGather");
+extern "C" ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count,
+                                   ncclDataType_t datatype, int root, ncclComm_t comm,
+                                   cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclGather)
+  return fakenccl::Communicate(
+      nccl, "Gather", comm,
+      fakenccl::MakeDesc(CallKind::kGather, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         ncclSum, root, stream));
 }
 
-extern "C" ncclResult_t ncclScatter(const void* /*sendbuff*/, void* /*recvbuff*/,
-                                    size_t /*count*/, ncclDataType_t /*datatype*/, int /*root*/,
-                                    ncclComm_t /*comm*/, cudaStream_t /*stream*/) {
-  return NotImplemented("ncclScatter");
+extern "C" ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count,
+                                    ncclDataType_t datatype, int root, ncclComm_t comm,
+                                    cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclScatter)
+  return fakenccl::Communicate(
+      nccl, "Scatter", comm,
+      fakenccl::MakeDesc(CallKind::kScatter, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
+                         ncclSum, root, stream));
 }
 
-extern "C" ncclResult_t ncclSend(const void* /*sendbuff*/, size_t /*count*/,
-                                 ncclDataType_t /*datatype*/, int /*peer*/, ncclComm_t /*comm*/,
-                                 cudaStream_t /*stream*/) {
-  return NotImplemented("ncclSend");
+// ---- Point to point and groups -----------------------------------------------------------------
+
+extern "C" ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype,
+                                 int peer, ncclComm_t comm, cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclSend)
+  return fakenccl::Communicate(
+      nccl, "Send", comm,
+      fakenccl::MakeDesc(CallKind::kSend, sendbuff, nullptr, count, fakenccl::Raw(datatype),
+                         ncclSum, peer, stream));
 }
 
-extern "C" ncclResult_t ncclRecv(void* /*recvbuff*/, size_t /*count*/,
-                                 ncclDataType_t /*datatype*/, int /*peer*/, ncclComm_t /*comm*/,
-                                 cudaStream_t /*stream*/) {
-  return NotImplemented("ncclRecv");
+extern "C" ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                                 ncclComm_t comm, cudaStream_t stream) {
+  FAKENCCL_ENTER(ncclRecv)
+  return fakenccl::Communicate(
+      nccl, "Recv", comm,
+      fakenccl::MakeDesc(CallKind::kRecv, nullptr, recvbuff, count, fakenccl::Raw(datatype),
+                         ncclSum, peer, stream));
 }
 
-extern "C" ncclResult_t ncclGroupStart() { return NotImplemented("ncclGroupStart"); }
+extern "C" ncclResult_t ncclGroupStart() {
+  FAKENCCL_ENTER(ncclGroupStart)
+  ++fakenccl::Group(*nccl).depth;
+  return ncclSuccess;
+}
 
-extern "C" ncclResult_t ncclGroupEnd() { return NotImplemented("ncclGroupEnd"); }
+extern "C" ncclResult_t ncclGroupEnd() {
+  FAKENCCL_ENTER(ncclGroupEnd)
+  fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
+  if (g.depth == 0) {
+    return fakenccl::Fail(ncclInvalidUsage, "ncclGroupEnd: not in a group call.");
+  }
+  if (--g.depth > 0) return ncclSuccess;
+  std::vector<fakenccl::internal::GroupOp> ops = std::move(g.ops);
+  std::vector<std::pair<std::uint64_t, bool>> inits = std::move(g.inits);
+  g.ops.clear();
+  g.inits.clear();
+  if (g.error != ncclSuccess) {
+    // NCCL drops the whole group when one of its calls failed.
+    ncclResult_t error = g.error;
+    std::string text = std::move(g.error_text);
+    g.error = ncclSuccess;
+    g.error_text.clear();
+    return fakenccl::Fail(error, text);
+  }
+  ncclResult_t result = ncclSuccess;
+  std::string text;
+  for (const auto& [id, blocking] : inits) {
+    if (!blocking) {
+      if (result == ncclSuccess) result = ncclInProgress;
+      continue;
+    }
+    std::string init_text;
+    ncclResult_t r = nccl->engine().WaitInitialized(id, &init_text);
+    if (r != ncclSuccess && (result == ncclSuccess || result == ncclInProgress)) {
+      result = r;
+      text = init_text;
+    }
+  }
+  if (!ops.empty()) {
+    std::string launch_text;
+    ncclResult_t r = nccl->engine().Launch(ops, &launch_text);
+    if (r != ncclSuccess && (result == ncclSuccess || result == ncclInProgress)) {
+      result = r;
+      text = launch_text;
+    }
+  }
+  if (result != ncclSuccess && result != ncclInProgress) fakenccl::SetLastError(text);
+  return result;
+}
+
+// ---- Profiling aliases (drop-in library only) --------------------------------------------------
+#ifdef FAKENCCL_PROFILING_ALIASES
+#define CUHAL_NCCL_PFN(kind, name, arity) \
+  extern "C" decltype(::name) p##name __attribute__((alias(#name)));
+#include "core/symbols/nccl_symbols.inc"
+#undef CUHAL_NCCL_PFN
+#endif

@@ -6,12 +6,27 @@
 #include <cstdlib>
 #include <utility>
 
+#include "fakenccl/internal/engine.h"
+
 namespace fakenccl {
 namespace {
 
 std::atomic<FakeNccl*> g_installed{nullptr};
+std::atomic<std::uint64_t> g_serial{1};
 
 }  // namespace
+
+std::string NcclInventory::ToString() const {
+  std::string out;
+  auto add = [&out](int n, const char* what) {
+    if (n == 0) return;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(n) + " " + what;
+  };
+  add(communicators, "communicator(s)");
+  add(reduction_ops, "reduction op(s)");
+  return out.empty() ? "none" : out;
+}
 
 std::unique_ptr<FakeNccl> FakeNccl::Create(NcclOptions options, std::string* error) {
   if (options.version <= 0) {
@@ -21,14 +36,36 @@ std::unique_ptr<FakeNccl> FakeNccl::Create(NcclOptions options, std::string* err
     }
     return nullptr;
   }
+  if (options.timeout_ticks == 0) {
+    if (error != nullptr) *error = "fakenccl: NcclOptions::timeout_ticks must be > 0";
+    return nullptr;
+  }
   return std::unique_ptr<FakeNccl>(new FakeNccl(options));
 }
 
-FakeNccl::FakeNccl(NcclOptions options) : options_(std::move(options)) {
+FakeNccl::FakeNccl(NcclOptions options)
+    : options_(std::move(options)),
+      serial_(g_serial.fetch_add(1, std::memory_order_relaxed)),
+      engine_(std::make_shared<internal::Engine>(options_.timeout_ticks)) {
   std::random_device device;
   std::seed_seq seed{device(), device(), device(), device()};
   random_.seed(seed);
 }
+
+FakeNccl::~FakeNccl() {
+  FakeNccl* self = this;
+  g_installed.compare_exchange_strong(self, nullptr);
+}
+
+NcclInventory FakeNccl::LiveObjects() const {
+  internal::EngineInventory e = engine_->Inventory();
+  NcclInventory inv;
+  inv.communicators = e.communicators;
+  inv.reduction_ops = e.reduction_ops;
+  return inv;
+}
+
+std::string FakeNccl::LeakReport() const { return engine_->DescribeLive(); }
 
 void FakeNccl::NewUniqueId(ncclUniqueId* id) {
   std::lock_guard<std::mutex> lock(mutex_);

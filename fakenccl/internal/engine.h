@@ -1,0 +1,267 @@
+// Copyright 2026 The cuhal Authors.
+// fakenccl's engine: communicators, their rendezvous (initialization, split, collectives and
+// point-to-point), and the execution of communication on fakecuda streams and memory. Internal to
+// fakenccl; the entry points (entry_points.cc) check arguments and keep the per-thread state
+// (last error, group), then call into this.
+//
+// Model. A communicator of n ranks is one CommShared; each rank's ncclComm_t is a CommHandle
+// (ranks are threads, or one thread driving several handles inside a group). A communication call
+// is captured as a CallDesc when it is made; at the end of its group (a lone call is its own
+// group) each handle's calls of the group become one Task, enqueued as fakecuda StreamWork on each
+// distinct stream the calls named (a "leg" per stream). Calls meet other ranks' calls in Slots:
+//   - a collective slot per communicator sequence number: the k-th collective call (count > 0)
+//     of every rank meets in slot k;
+//   - a point-to-point slot per (sender, receiver, k): the k-th ncclSend from a to b meets the
+//     k-th ncclRecv at b from a (NCCL's matching rule), whatever the groups around them.
+//
+// Invariants of the rendezvous (the whole engine relies on them):
+//  1. One mutex (Engine::mu_) guards every structure below. It is taken inside fakecuda's
+//     `ready` predicates, which run under the fake driver's lock, so it is NEVER held while
+//     calling fakecuda (EnqueueStreamWork, NotifyStreamWork, TranslateDevicePointer,
+//     StreamDevice): lock order is driver lock -> mu_, never the reverse.
+//  2. A Slot's participants are written only while it is kOpen. It leaves kOpen exactly once:
+//     to kReady when every participant has posted and every participant's Task has all its legs
+//     at the head of their streams (so all ranks' earlier stream work is complete: the inputs
+//     are a consistent snapshot), or to kFailed (mismatch, timeout, abort, bad pointer).
+//  3. A Task's legs become runnable (`ready` true) only when every Slot of the Task has left
+//     kOpen, or the Task's rank aborted. Whichever leg body runs first executes every kReady Slot
+//     of the Task (kReady -> kClaimed -> kDone, the data moved without mu_, reading every input
+//     into host buffers before writing any output, so in-place and overlapping buffers are
+//     safe); a body that finds a Slot kClaimed by another thread waits for kDone, which cannot
+//     deadlock because a claimer waits for nothing. Each Slot is executed once, for all ranks.
+//  4. A rank's Task cannot complete before its Slots are kDone or kFailed; its stream therefore
+//     never runs past a collective whose outputs are not yet written.
+//  5. Waits are bounded on the virtual clock Clock() = fakecuda::SchedulerWaitTicks() + this
+//     engine's own host-wait ticks: a Task whose Slots stay kOpen for more than
+//     NcclOptions::timeout_ticks after its legs reached their heads fails those Slots, naming the
+//     missing ranks (ncclRemoteError when one of them died or aborted, else ncclInvalidUsage),
+//     and runs as a no-op. Mismatched calls fail their Slot at once, when the second call posts.
+//  6. Stream work closures hold shared_ptrs to the Engine, the Task and its CommShared: the
+//     engine's state outlives the FakeNccl and the handles for as long as queued work needs it.
+//     Nothing here holds a CommHandle except the handle table.
+#ifndef CUHAL_FAKENCCL_INTERNAL_ENGINE_H_
+#define CUHAL_FAKENCCL_INTERNAL_ENGINE_H_
+
+#include <cuda.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "fakenccl/datatypes.h"
+
+namespace fakenccl {
+
+class NcclFaultInjector;
+
+namespace internal {
+
+enum class CallKind {
+  kAllReduce,
+  kBroadcast,
+  kReduce,
+  kAllGather,
+  kReduceScatter,
+  kAlltoAll,
+  kGather,
+  kScatter,
+  kSend,
+  kRecv,
+};
+const char* CallKindApi(CallKind kind);  // "ncclAllReduce"
+bool IsReduction(CallKind kind);
+bool HasRoot(CallKind kind);
+bool IsPointToPoint(CallKind kind);
+
+// A reduction as captured at call time (a user op's scalar is copied then, as NCCL does, since
+// the op may be destroyed before the group ends).
+struct ReduceOp {
+  ReduceKind kind = ReduceKind::kSum;
+  ncclRedOp_t handle = ncclSum;   // as the user passed it, for messages
+  bool scalar_on_device = false;  // PreMulSum with ncclScalarDevice: read when the work runs
+  CUdeviceptr scalar_ptr = 0;
+  ScalarBytes scalar{};
+};
+
+// One rank's communication call. The caller's data type and operator arrive as raw ints
+// (raw_type, raw_op: C callers may pass any int, and an out-of-range value must not be loaded as
+// the enum); CheckCall validates them and fills `type` and `op`.
+struct CallDesc {
+  CallKind kind = CallKind::kAllReduce;
+  const void* sendbuff = nullptr;
+  void* recvbuff = nullptr;
+  std::size_t count = 0;  // per NCCL's API: sendcount for AllGather, recvcount for ReduceScatter
+  ncclDataType_t type = ncclFloat32;
+  ReduceOp op;
+  int root = 0;  // root, or the peer of a Send/Recv
+  CUstream stream = nullptr;
+  int raw_type = 0;
+  int raw_op = 0;
+};
+
+// A call waiting in the calling thread's group for its ncclGroupEnd.
+struct GroupOp {
+  std::uint64_t handle_id = 0;
+  CallDesc desc;
+};
+
+struct Task;
+struct Slot;
+struct CommShared;
+struct InitRendezvous;
+struct SplitRendezvous;
+
+// A reduction operator made by ncclRedOpCreatePreMulSum.
+struct UserOp {
+  bool live = false;
+  ncclDataType_t type = ncclFloat32;
+  bool on_device = false;
+  CUdeviceptr device_ptr = 0;
+  ScalarBytes scalar{};
+};
+
+// One rank's ncclComm_t.
+struct CommHandle {
+  enum class State { kInitializing, kReady, kFailed };
+  std::uint64_t id = 0;
+  const char* created_by = "";
+  int device = -1;
+  int cc_major = 0;
+  bool blocking = true;
+  State state = State::kInitializing;
+  ncclResult_t init_error = ncclSuccess;
+  std::string init_text;
+  std::shared_ptr<InitRendezvous> init;    // while initializing through ncclCommInitRank*
+  std::shared_ptr<SplitRendezvous> split;  // while initializing through ncclCommSplit
+  std::shared_ptr<CommShared> comm;        // once kReady
+  int rank = -1;
+  bool finalized = false;
+  bool destroy_requested = false;
+  std::vector<UserOp> user_ops;  // index = op - ncclNumOps before mangling
+};
+
+// What the handle table knows about live communicators, for leak reports.
+struct EngineInventory {
+  int communicators = 0;
+  int reduction_ops = 0;
+};
+
+// The engine. Ownership: shared by the FakeNccl that created it and by every stream work closure
+// it queued (invariant 6). Thread-safety: every method may be called from any thread; each takes
+// mu_ itself (callers never hold it). Stream ordering: see the invariants above.
+class Engine : public std::enable_shared_from_this<Engine> {
+ public:
+  explicit Engine(std::uint64_t timeout_ticks) : timeout_ticks_(timeout_ticks) {}
+  Engine(const Engine&) = delete;             // shared by closures through shared_ptr
+  Engine& operator=(const Engine&) = delete;  // ditto
+
+  // Virtual clock (invariant 5).
+  std::uint64_t Clock() const;
+  std::uint64_t timeout_ticks() const { return timeout_ticks_; }
+
+  // ---- Communicator lifetime. Every function sets *text on error (NCCL-like WARN text).
+  // ncclCommInitRank/InitRankConfig: joins the rendezvous of `id`. When `wait`, blocks until the
+  // communicator forms or fails (then *out is NULL); otherwise returns ncclSuccess with *out set
+  // and the handle initializing (the caller returns ncclInProgress, or waits at ncclGroupEnd).
+  ncclResult_t InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank, int device,
+                        int cc_major, bool blocking, bool wait, const char* api, std::string* text);
+  // Waits until handle `id` is no longer initializing; its result. A failed blocking handle is
+  // removed.
+  ncclResult_t WaitInitialized(std::uint64_t id, std::string* text);
+  // ncclCommInitAll: every rank at once; devices[i] is rank i's device.
+  ncclResult_t InitAll(ncclComm_t* comms, std::span<const int> devices,
+                       std::span<const int> cc_major, std::string* text);
+  // ncclCommSplit. `blocking`: the new config's value, or -1 to inherit the parent's (a NULL
+  // config). Blocks until the split completes when blocking and not `in_group`; otherwise
+  // returns with *newcomm initializing (the group end waits for it; *child_blocking says whether).
+  ncclResult_t Split(ncclComm_t parent, int color, int key, int blocking, bool in_group,
+                     ncclComm_t* newcomm, bool* child_blocking, std::string* text);
+  ncclResult_t Finalize(ncclComm_t comm, std::string* text);
+  ncclResult_t Destroy(ncclComm_t comm, std::string* text);
+  ncclResult_t Abort(ncclComm_t comm, std::string* text);
+  ncclResult_t GetAsyncError(ncclComm_t comm, ncclResult_t* async_error, std::string* text);
+  // ncclCommCount/UserRank/CuDevice: what = 0, 1, 2.
+  ncclResult_t Query(ncclComm_t comm, int what, int* out, const char* op_name, std::string* text);
+
+  // ---- Reduction operators.
+  // Data types, residences and operators as raw ints (see CallDesc).
+  ncclResult_t CreatePreMulSum(ncclRedOp_t* op, const void* scalar, int raw_type,
+                               int raw_residence, ncclComm_t comm, std::string* text);
+  ncclResult_t DestroyRedOp(int raw_op, ncclComm_t comm, std::string* text);
+
+  // ---- Communication.
+  // Checks one call as NCCL's ncclEnqueueCheck/taskAppend do (comm, readiness, root, type, op,
+  // stream) and, when it is to be launched, appends it to *ops. Applies rank death (`faults`).
+  ncclResult_t CheckCall(ncclComm_t comm, const CallDesc& desc, const char* op_name,
+                         const NcclFaultInjector& faults, std::vector<GroupOp>* ops,
+                         std::string* text);
+  // Posts a group's calls to their slots and enqueues one Task per handle on its streams.
+  ncclResult_t Launch(std::span<const GroupOp> ops, std::string* text);
+
+  // ---- Inspection.
+  EngineInventory Inventory() const;
+  std::string DescribeLive() const;
+
+  // ---- Called from fakecuda stream work (see invariants 2-4).
+  bool LegReady(Task& task, std::size_t leg);
+  CUresult RunLeg(Task& task, std::size_t leg);
+
+ private:
+  struct Lookup {
+    CommHandle* handle = nullptr;
+    ncclResult_t error = ncclSuccess;
+  };
+  // Finds `comm`; NULL or unknown handles give ncclInvalidArgument with NCCL's texts.
+  Lookup FindLocked(ncclComm_t comm, const char* op_name, std::string* text);
+  CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking);
+  // NCCL's ncclCommEnsureReady: ncclInvalidArgument while initializing, else the async error.
+  ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text);
+  void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label);
+  void FailInitLocked(std::shared_ptr<InitRendezvous> rv, ncclResult_t error,
+                      const std::string& text);
+  void FormSplitLocked(CommShared& parent, SplitRendezvous& rv);
+  void FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
+                       const std::string& text);
+  ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv);
+  bool WaitSliceLocked(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds slice);
+  // Returns true when some slot failed (the caller then notifies fakecuda, without mu_).
+  bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting);
+  bool SlotSettledLocked(Slot& slot);
+  void FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
+                      const std::string& text, const std::vector<int>& culprits = {},
+                      ncclResult_t culprit_error = ncclSuccess);
+  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot);
+  void AbortRankLocked(CommShared& comm, int rank, const char* why);
+  void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text);
+  void FinishTaskLocked(Task& task);
+  std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
+
+  const std::uint64_t timeout_ticks_;
+  std::atomic<std::uint64_t> ticks_{0};  // host waits with nothing to do
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // notified when a rendezvous forms, a slot settles or is done
+  std::uint64_t next_id_ = 1;                                              // guarded by mu_
+  std::unordered_map<std::uint64_t, std::unique_ptr<CommHandle>> handles_;  // guarded by mu_
+  std::map<std::string, std::shared_ptr<InitRendezvous>> inits_;            // guarded by mu_
+};
+
+// The encoding of a handle id in an ncclComm_t (never a dereferenceable pointer).
+ncclComm_t EncodeComm(std::uint64_t id);
+std::uint64_t DecodeComm(ncclComm_t comm);  // 0 when it cannot be one of ours
+
+}  // namespace internal
+}  // namespace fakenccl
+
+#endif  // CUHAL_FAKENCCL_INTERNAL_ENGINE_H_

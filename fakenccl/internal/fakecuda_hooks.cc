@@ -1,0 +1,40 @@
+// Copyright 2026 The cuhal Authors.
+// The static library's hooks: fakecuda's functions, linked directly.
+#include "fakenccl/internal/fakecuda_hooks.h"
+
+#include "fakecuda/fake_driver.h"
+
+namespace fakenccl::internal {
+namespace {
+
+int DeviceCount() {
+  fakecuda::FakeDriver* driver = fakecuda::Installed();
+  return driver == nullptr ? -1 : static_cast<int>(driver->options().devices.size());
+}
+
+int ComputeCapabilityMajor(int device) {
+  fakecuda::FakeDriver* driver = fakecuda::Installed();
+  if (driver == nullptr || device < 0 ||
+      static_cast<std::size_t>(device) >= driver->options().devices.size()) {
+    return 0;
+  }
+  return driver->options().devices[static_cast<std::size_t>(device)].Attribute(
+      CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+}
+
+const FakecudaHooks kHooks = {
+    .enqueue_stream_work = &fakecuda::EnqueueStreamWork,
+    .notify_stream_work = &fakecuda::NotifyStreamWork,
+    .translate_device_pointer = &fakecuda::TranslateDevicePointer,
+    .scheduler_wait_ticks = &fakecuda::SchedulerWaitTicks,
+    .stream_device = &fakecuda::StreamDevice,
+    .device_count = &DeviceCount,
+    .compute_capability_major = &ComputeCapabilityMajor,
+};
+
+}  // namespace
+
+const FakecudaHooks* Hooks() { return &kHooks; }
+const char* HooksUnavailableReason() { return ""; }
+
+}  // namespace fakenccl::internal

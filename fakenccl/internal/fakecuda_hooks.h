@@ -1,0 +1,43 @@
+// Copyright 2026 The cuhal Authors.
+// How fakenccl reaches fakecuda: every call fakenccl makes into fakecuda goes through this table.
+//
+// In the static library (cuhal::fakenccl) the table holds fakecuda's functions directly
+// (fakecuda_hooks.cc). In the drop-in libnccl.so.2 (dropin/) fakecuda lives in another library
+// (the drop-in libcuda.so.1, or the executable when it links fakecuda statically and exports its
+// symbols), so the table is resolved by name with dlsym when first needed (dropin/hooks.cc); when
+// they cannot be found, Hooks() is null, with the reason in HooksUnavailableReason(), and the
+// entry points that need fakecuda fail with ncclUnhandledCudaError saying so.
+#ifndef CUHAL_FAKENCCL_INTERNAL_FAKECUDA_HOOKS_H_
+#define CUHAL_FAKENCCL_INTERNAL_FAKECUDA_HOOKS_H_
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fakecuda/stream_work.h"
+
+namespace fakenccl::internal {
+
+// fakecuda/stream_work.h, plus what fakenccl reads of the installed driver's options.
+struct FakecudaHooks {
+  CUresult (*enqueue_stream_work)(CUstream, fakecuda::StreamWork) = nullptr;
+  void (*notify_stream_work)() = nullptr;
+  std::byte* (*translate_device_pointer)(CUdeviceptr, std::size_t, int*) = nullptr;
+  std::uint64_t (*scheduler_wait_ticks)() = nullptr;
+  int (*stream_device)(CUstream) = nullptr;
+  // The installed driver's device count, or -1 when none is installed.
+  int (*device_count)() = nullptr;
+  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR of a device of the installed driver, or 0.
+  int (*compute_capability_major)(int device) = nullptr;
+};
+
+// The table, or null when fakecuda cannot be reached (the drop-in without fakecuda's symbols).
+// Thread-safe; the table never changes once returned.
+const FakecudaHooks* Hooks();
+// Why Hooks() is null ("" when it is not).
+const char* HooksUnavailableReason();
+
+}  // namespace fakenccl::internal
+
+#endif  // CUHAL_FAKENCCL_INTERNAL_FAKECUDA_HOOKS_H_
