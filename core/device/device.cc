@@ -1,0 +1,223 @@
+// Copyright 2026 The cuhal Authors.
+#include "core/device/device.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "core/driver/context_scope.h"
+#include "core/memory/cuda_allocator.h"
+#include "core/symbols/api_status.h"
+
+namespace cuhal {
+namespace {
+
+constexpr char kExecutableFormatCategory[] = "hal.executable.format";
+constexpr char kCudaDeviceCategory[] = "cuda.device";
+// The executable format a CUDA device loads: a flatbuffer of PTX (IREE's "cuda-nvptx-fb").
+constexpr char kNvptxFlatbufferFormat[] = "cuda-nvptx-fb";
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Device>> Device::Create(const Driver& driver, int ordinal,
+                                                 const DeviceParams& params,
+                                                 std::string identifier) {
+  const std::string context = StrCat("creating device ", ordinal);
+  CUHAL_RETURN_IF_ERROR(params.Validate(), context);
+  CUHAL_ASSIGN_OR_RETURN(DeviceInfo info, driver.QueryDevice(ordinal), context);
+  if (identifier.empty()) identifier = StrCat(driver.identifier(), ":", ordinal);
+  std::unique_ptr<Device> device(
+      new Device(driver.cuda(), driver.nccl(), std::move(info), params, std::move(identifier)));
+  // On failure Initialize has undone its own work up to the retain; `device`'s destructor
+  // releases the primary context (the last step of the unwinding).
+  CUHAL_RETURN_IF_ERROR(device->Initialize(), context);
+  return device;
+}
+
+StatusOr<std::unique_ptr<Device>> Device::CreateByUuid(const Driver& driver,
+                                                       std::string_view uuid,
+                                                       const DeviceParams& params,
+                                                       std::string identifier) {
+  CUHAL_ASSIGN_OR_RETURN(DeviceInfo info, driver.FindDeviceByUuid(uuid), "creating device ",
+                         uuid);
+  return Create(driver, info.ordinal, params, std::move(identifier));
+}
+
+Status Device::Initialize() {
+  CUcontext context = nullptr;
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuDevicePrimaryCtxRetain, &context, info_.device),
+                        "retaining primary context");
+  primary_ = PrimaryContextHandle(api_, info_.device + 1);
+  context_ = context;
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_),
+                         "making primary context current");
+  if (Status status = CreateResources(); !status.ok()) {
+    DestroyResources();  // in reverse order, with the context still current
+    ReportDroppedStatus(scope.Exit());
+    return status;
+  }
+  // If the pop fails the error is returned and the destructor undoes everything.
+  return scope.Exit();
+}
+
+Status Device::CreateResources() {
+  queues_.reserve(static_cast<size_t>(params_.queue_count));
+  for (int i = 0; i < params_.queue_count; ++i) {
+    CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Queue> queue, Queue::Create(api_, context_, i));
+    queues_.push_back(std::move(queue));
+  }
+  if (params_.async_allocations && info_.memory_pools_supported) {
+    CUHAL_ASSIGN_OR_RETURN(pools_,
+                           MemoryPools::Create(api_, info_.device, params_.device_local_pool,
+                                               params_.other_pool),
+                           "creating memory pools");
+  }
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<CudaAllocator> allocator,
+                         CudaAllocator::Create(api_, context_, info_, pools_.get()));
+  allocator_ = std::move(allocator);
+  return OkStatus();
+}
+
+void Device::DestroyResources() noexcept {
+  const std::string context = StrCat("destroying device ", identifier_);
+  allocator_.reset();  // its allocation stream first: created last
+  if (pools_) {
+    ReportDroppedStatus(pools_->other().Destroy().AddContext(context));
+    ReportDroppedStatus(pools_->device_local().Destroy().AddContext(context));
+    pools_.reset();
+  }
+  while (!queues_.empty()) queues_.pop_back();  // the last queue's stream first
+}
+
+Device::~Device() {
+  const std::string context = StrCat("destroying device ", identifier_);
+  if (allocator_ || pools_ || !queues_.empty()) {
+    StatusOr<ContextScope> scope = ContextScope::Enter(api_, context_);
+    if (!scope.ok()) {
+      ReportDroppedStatus(Status(scope.status())
+                              .AddContext("making primary context current (destroying the "
+                                          "device's objects without it)")
+                              .AddContext(context));
+    }
+    if (allocator_ && allocator_->live_buffers() != 0) {
+      ReportDroppedStatus(FailedPreconditionError(
+          StrCat(context, ": ", allocator_->live_buffers(),
+                 " buffer(s) are still alive; buffers must be destroyed before their device")));
+    }
+    for (const std::unique_ptr<Queue>& queue : queues_) {
+      ReportDroppedStatus(queue->Synchronize().AddContext(context));
+    }
+    DestroyResources();
+    if (scope.ok()) ReportDroppedStatus(scope->Exit().AddContext(context));
+  }
+  ReportDroppedStatus(
+      primary_.Reset().AddContext("releasing primary context").AddContext(context));
+}
+
+Status Device::ReplaceAllocator(std::unique_ptr<Allocator> allocator) {
+  const std::string context = StrCat("replacing the allocator of device ", identifier_);
+  if (allocator == nullptr) return InvalidArgumentError(StrCat(context, ": null allocator"));
+  if (const std::uint64_t live = allocator_->live_buffers(); live != 0) {
+    return FailedPreconditionError(StrCat(context, ": the current allocator still has ", live,
+                                          " live buffer(s)"));
+  }
+  // Destroying a CudaAllocator makes driver calls (its allocation stream): in the context.
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), context);
+  allocator_.swap(allocator);  // `allocator` now holds the previous one
+  allocator.reset();
+  return scope.Exit().AddContext(context);
+}
+
+Queue& Device::queue(int index) const {
+  if (index < 0 || index >= queue_count()) [[unlikely]] {
+    std::fprintf(stderr, "cuhal: device %s has %d queue(s); queue(%d) does not exist\n",
+                 identifier_.c_str(), queue_count(), index);
+    std::abort();
+  }
+  return *queues_[static_cast<std::size_t>(index)];
+}
+
+StatusOr<MemoryPoolsStatistics> Device::QueryPoolStatistics() const {
+  const std::string context = StrCat("reading the pool statistics of device ", identifier_);
+  if (!pools_) {
+    return FailedPreconditionError(
+        StrCat(context, ": the device has no memory pools (async allocations are off, or the "
+                        "device does not support memory pools)"));
+  }
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), context);
+  CUHAL_ASSIGN_OR_RETURN(MemoryPoolsStatistics stats, pools_->QueryStatistics(), context);
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), context);
+  return stats;
+}
+
+StatusOr<std::int64_t> Device::QueryI64(std::string_view category, std::string_view key) const {
+  if (category == kExecutableFormatCategory) {
+    return key == kNvptxFlatbufferFormat ? 1 : 0;
+  }
+  if (category == kCudaDeviceCategory) {
+    if (key == "compute_capability_major") return info_.compute_capability_major;
+    if (key == "compute_capability_minor") return info_.compute_capability_minor;
+    if (key == "multiprocessor_count") return info_.multiprocessor_count;
+    if (key == "total_memory") return static_cast<std::int64_t>(info_.total_memory);
+    if (key == "memory_pools_supported") return info_.memory_pools_supported ? 1 : 0;
+    if (key == "async_allocations") return pools_ != nullptr ? 1 : 0;
+    if (key == "queue_count") return queue_count();
+  }
+  return NotFoundError(StrCat("device ", identifier_, " has no configuration value '", category,
+                              "' :: '", key, "'"));
+}
+
+Status Device::Trim() {
+  const std::string context = StrCat("trimming device ", identifier_);
+  CUHAL_RETURN_IF_ERROR(allocator_->Trim(), context);
+  if (pools_) {
+    CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), context,
+                           ": making primary context current");
+    CUHAL_RETURN_IF_ERROR(pools_->Trim(), context);
+    CUHAL_RETURN_IF_ERROR(scope.Exit(), context);
+  }
+  return OkStatus();
+}
+
+Status Device::Synchronize() {
+  Status first;
+  for (const std::unique_ptr<Queue>& queue : queues_) {
+    Status status = queue->Synchronize();
+    if (status.ok()) continue;
+    if (first.ok()) {
+      first = std::move(status);
+    } else {
+      ReportDroppedStatus(status);
+    }
+  }
+  if (!first.ok()) first.AddContext(StrCat("synchronizing device ", identifier_));
+  return first;
+}
+
+Status Device::BeginProfiling(const ProfilingOptions& options) {
+  std::lock_guard<std::mutex> lock(profiling_mu_);
+  if (profiling_) {
+    return FailedPreconditionError(StrCat("device ", identifier_, ": cannot begin profiling '",
+                                          options.capture_name,
+                                          "': a profiling capture is already active"));
+  }
+  profiling_ = true;
+  return OkStatus();
+}
+
+Status Device::EndProfiling() {
+  std::lock_guard<std::mutex> lock(profiling_mu_);
+  if (!profiling_) {
+    return FailedPreconditionError(
+        StrCat("device ", identifier_, ": cannot end profiling: no capture is active"));
+  }
+  profiling_ = false;
+  return OkStatus();
+}
+
+bool Device::profiling() const {
+  std::lock_guard<std::mutex> lock(profiling_mu_);
+  return profiling_;
+}
+
+}  // namespace cuhal

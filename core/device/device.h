@@ -1,0 +1,170 @@
+// Copyright 2026 The cuhal Authors.
+// Device: one CUDA device opened for use: its primary context, queues, memory pools and
+// allocator. The object everything else of the core (buffers, and later semaphores, command
+// buffers, executables, channels) is made from.
+#ifndef CUHAL_CORE_DEVICE_DEVICE_H_
+#define CUHAL_CORE_DEVICE_DEVICE_H_
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status_or.h"
+#include "core/device/device_params.h"
+#include "core/device/queue.h"
+#include "core/driver/driver.h"
+#include "core/memory/allocator.h"
+#include "core/memory/memory_pool.h"
+#include "core/symbols/cuda_api.h"
+#include "core/symbols/driver_handles.h"
+#include "core/symbols/nccl_api.h"
+
+namespace cuhal {
+
+// What BeginProfiling is asked to capture. The hooks validate nesting today; a profiler
+// integration (CUPTI, Nsight ranges) attaches here later without changing callers.
+struct ProfilingOptions {
+  // A name for the capture (shows up in the profiler's UI once one is attached).
+  std::string capture_name;
+};
+
+// An open CUDA device.
+//
+// Creation, in this order (Create): validate the params; describe the device (Driver::
+// QueryDevice); retain the device's primary context; make it current (pushed on the calling
+// thread's stack); create one non-blocking stream per queue; when async allocations are on and
+// the device supports memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED), create the
+// device-local and other pools and set their release thresholds; create the allocator; pop the
+// context (the caller's current context is restored). If any step fails, exactly the steps done
+// so far are undone, in reverse order, before Create returns the error (the pop comes after the
+// undoing, so the undoing runs in the device's context). Destruction undoes creation in reverse
+// order: wait for the queues, destroy the allocator, the pools (other, then device-local), the
+// streams (last queue first), then release the primary context.
+//
+// Ownership: the caller owns the Device (unique_ptr). It borrows the tables (they must outlive
+// it; the Driver object itself need not). It owns its queues, pools and allocator; Buffers
+// borrow the allocator and must be destroyed before the Device (a Device destroyed with live
+// buffers reports FAILED_PRECONDITION through ReportDroppedStatus). Destruction must not run
+// concurrently with any other use.
+// Thread-safety: every const method, queue(i), allocator(), Trim, Synchronize, QueryI64 and the
+// profiling hooks may be called from any thread concurrently. ReplaceAllocator must not run
+// concurrently with any use of the allocator (it changes what allocator() returns).
+// Stream ordering: the Device enqueues nothing itself; each Queue orders its own work (see
+// Queue). Synchronize waits for all queues; Trim and the pool statistics see only frees that the
+// host has already observed complete.
+//
+// Channels (NCCL, a later issue) slot in without reshaping this class: CreateChannel needs the
+// NCCL table (nccl_api(), null when the driver has none: UNAVAILABLE, see Driver::RequireNccl),
+// the queues (a queue affinity, a 64-bit mask, picks the queue whose stream the communicator
+// uses) and a replaceable ChannelProvider member (destroyed before the queues).
+class Device {
+ public:
+  // Opens device `ordinal` of `driver` (see the class comment). Errors: INVALID_ARGUMENT from
+  // params.Validate() (no driver call is made), NOT_FOUND for an ordinal the driver does not
+  // have, else the failing driver call named under "creating device <ordinal>: <step>".
+  [[nodiscard]] static StatusOr<std::unique_ptr<Device>> Create(
+      const Driver& driver, int ordinal, const DeviceParams& params = {},
+      std::string identifier = "");
+  // Opens the device whose UUID is `uuid` ("GPU-...").
+  [[nodiscard]] static StatusOr<std::unique_ptr<Device>> CreateByUuid(
+      const Driver& driver, std::string_view uuid, const DeviceParams& params = {},
+      std::string identifier = "");
+
+  Device(const Device&) = delete;             // owns driver objects; buffers point into it
+  Device& operator=(const Device&) = delete;  // ditto
+  ~Device();
+
+  // "<driver identifier>:<ordinal>" unless Create was given one.
+  [[nodiscard]] const std::string& identifier() const noexcept { return identifier_; }
+  [[nodiscard]] const DeviceInfo& info() const noexcept { return info_; }
+  [[nodiscard]] int ordinal() const noexcept { return info_.ordinal; }
+  [[nodiscard]] const DeviceParams& params() const noexcept { return params_; }
+  [[nodiscard]] const CudaApi* cuda_api() const noexcept { return api_; }
+  // Null when the driver was created without NCCL.
+  [[nodiscard]] const NcclApi* nccl_api() const noexcept { return nccl_; }
+  // The retained primary context.
+  [[nodiscard]] CUcontext context() const noexcept { return context_; }
+
+  [[nodiscard]] int queue_count() const noexcept { return static_cast<int>(queues_.size()); }
+  // Queue `index`. Precondition: 0 <= index < queue_count(); violating it is a programming error
+  // that prints the index and aborts (as StatusOr::value() does), never an exception.
+  [[nodiscard]] Queue& queue(int index) const;
+
+  // The allocator buffers are made with (the default CudaAllocator unless replaced).
+  [[nodiscard]] Allocator& allocator() const noexcept { return *allocator_; }
+  // Makes `allocator` the device's allocator and destroys the previous one (in the device's
+  // context). INVALID_ARGUMENT for null; FAILED_PRECONDITION while the current allocator has live
+  // buffers (they would dangle). On an error nothing changed, unless the error is about restoring
+  // the caller's context afterwards.
+  [[nodiscard]] Status ReplaceAllocator(std::unique_ptr<Allocator> allocator);
+
+  // The memory pools, or null when async allocations are off or unsupported.
+  [[nodiscard]] MemoryPools* pools() const noexcept { return pools_.get(); }
+  // Both pools' statistics. FAILED_PRECONDITION when the device has no pools.
+  [[nodiscard]] StatusOr<MemoryPoolsStatistics> QueryPoolStatistics() const;
+
+  // Answers a configuration question, IREE's query_i64 (no driver call):
+  //   "hal.executable.format" / <format>  1 when executables of that format load here
+  //                                       ("cuda-nvptx-fb"), else 0;
+  //   "cuda.device" / "compute_capability_major", "compute_capability_minor",
+  //                   "multiprocessor_count", "total_memory" (bytes),
+  //                   "memory_pools_supported" (0/1), "async_allocations" (0/1: pools in use),
+  //                   "queue_count".
+  // Anything else: NOT_FOUND naming the category and the key.
+  [[nodiscard]] StatusOr<std::int64_t> QueryI64(std::string_view category,
+                                                std::string_view key) const;
+
+  // Gives memory the device holds but does not use back to the driver: the allocator's cache,
+  // then each pool down to its minimum capacity. Does not wait for queued work: memory whose free
+  // is still pending on a queue is released by a later Trim (Synchronize first to release all).
+  [[nodiscard]] Status Trim();
+  // Waits for every queue (first error returned; every queue is waited for regardless).
+  [[nodiscard]] Status Synchronize();
+
+  // Profiling hooks. Begin starts a capture (FAILED_PRECONDITION when one is active); End ends it
+  // (FAILED_PRECONDITION when none is). No-ops otherwise for now.
+  [[nodiscard]] Status BeginProfiling(const ProfilingOptions& options = {});
+  [[nodiscard]] Status EndProfiling();
+  [[nodiscard]] bool profiling() const;
+
+ private:
+  Device(const CudaApi* api, const NcclApi* nccl, DeviceInfo info, DeviceParams params,
+         std::string identifier)
+      : api_(api),
+        nccl_(nccl),
+        info_(std::move(info)),
+        params_(std::move(params)),
+        identifier_(std::move(identifier)) {}
+
+  // Steps 3-9 of creation (retain ... pop); undoes its own partial work on failure.
+  [[nodiscard]] Status Initialize();
+  // Creates queues, pools and the allocator (the context is current).
+  [[nodiscard]] Status CreateResources();
+  // Destroys the allocator, pools and queues in reverse order of creation (the context should be
+  // current; failures go to ReportDroppedStatus).
+  void DestroyResources() noexcept;
+
+  const CudaApi* const api_;
+  const NcclApi* const nccl_;
+  const DeviceInfo info_;
+  const DeviceParams params_;
+  const std::string identifier_;
+
+  PrimaryContextHandle primary_;  // the retain; released last
+  CUcontext context_ = nullptr;
+  std::vector<std::unique_ptr<Queue>> queues_;
+  std::unique_ptr<MemoryPools> pools_;
+  std::unique_ptr<Allocator> allocator_;
+
+  mutable std::mutex profiling_mu_;
+  bool profiling_ = false;  // guarded by profiling_mu_
+};
+
+}  // namespace cuhal
+
+#endif  // CUHAL_CORE_DEVICE_DEVICE_H_

@@ -1,0 +1,36 @@
+// Copyright 2026 The cuhal Authors.
+#include "core/device/device_params.h"
+
+namespace cuhal {
+namespace {
+
+Status CheckPool(const MemoryPoolParams& pool, const char* field) {
+  if (pool.minimum_capacity > pool.release_threshold) {
+    return InvalidArgumentError(StrCat("DeviceParams.", field, ".minimum_capacity must be <= ",
+                                       field, ".release_threshold (", pool.release_threshold,
+                                       "), got ", pool.minimum_capacity));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status DeviceParams::Validate() const {
+  if (arena_block_size < kMinArenaBlockSize) {
+    return InvalidArgumentError(StrCat("DeviceParams.arena_block_size must be >= ",
+                                       kMinArenaBlockSize, ", got ", arena_block_size));
+  }
+  if (queue_count < 1 || queue_count > kMaxQueueCount) {
+    return InvalidArgumentError(StrCat("DeviceParams.queue_count must be in [1, ", kMaxQueueCount,
+                                       "], got ", queue_count));
+  }
+  if (event_pool_capacity > kMaxEventPoolCapacity) {
+    return InvalidArgumentError(StrCat("DeviceParams.event_pool_capacity must be <= ",
+                                       kMaxEventPoolCapacity, ", got ", event_pool_capacity));
+  }
+  CUHAL_RETURN_IF_ERROR(CheckPool(device_local_pool, "device_local_pool"));
+  CUHAL_RETURN_IF_ERROR(CheckPool(other_pool, "other_pool"));
+  return OkStatus();
+}
+
+}  // namespace cuhal

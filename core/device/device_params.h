@@ -1,0 +1,51 @@
+// Copyright 2026 The cuhal Authors.
+// DeviceParams: how a Device is configured, with defaults and validation.
+#ifndef CUHAL_CORE_DEVICE_DEVICE_PARAMS_H_
+#define CUHAL_CORE_DEVICE_DEVICE_PARAMS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "core/base/status.h"
+#include "core/memory/memory_pool.h"
+
+namespace cuhal {
+
+// Everything a Device is configured with. A plain value (copy it freely; like any value, safe to
+// read from several threads); Validate() before use (Device::Create does). Nothing here touches a
+// stream. Defaults follow IREE's CUDA device where it has one.
+struct DeviceParams {
+  static constexpr std::size_t kMinArenaBlockSize = 4096;
+  // Queue affinities are 64-bit masks (one bit per queue).
+  static constexpr int kMaxQueueCount = 64;
+  static constexpr std::size_t kMaxEventPoolCapacity = std::size_t{1} << 20;
+
+  // Block size of the arenas that command buffers record into (next issues). >= 4096.
+  std::size_t arena_block_size = 32 * 1024;
+  // Number of queues, each with its own non-blocking stream. In [1, 64].
+  int queue_count = 1;
+  // Use the stream-ordered allocator: create the device's two memory pools (when the device
+  // supports them) so buffers may come from pools, and, later, queue-ordered allocation.
+  bool async_allocations = true;
+  // The device-local pool keeps what it reserved (threshold: no limit) until Trim gives it back
+  // down to its minimum capacity: the steady state of a workload reuses it without driver work.
+  MemoryPoolParams device_local_pool{.minimum_capacity = 0,
+                                     .release_threshold =
+                                         std::numeric_limits<std::uint64_t>::max()};
+  // The other pool (staging, external) gives memory back at each synchronization (the driver's
+  // default threshold, 0).
+  MemoryPoolParams other_pool{.minimum_capacity = 0, .release_threshold = 0};
+  // How many CUevents the device keeps ready for semaphores and queue synchronization (next
+  // issues). In [0, 2^20].
+  std::size_t event_pool_capacity = 32;
+
+  // OK, or INVALID_ARGUMENT naming the first bad field and its value, e.g.
+  // "DeviceParams.queue_count must be in [1, 64], got 0". A pool's minimum capacity above its
+  // release threshold is refused: synchronizations would release what trims are told to keep.
+  [[nodiscard]] Status Validate() const;
+};
+
+}  // namespace cuhal
+
+#endif  // CUHAL_CORE_DEVICE_DEVICE_PARAMS_H_

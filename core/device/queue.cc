@@ -1,0 +1,139 @@
+// Copyright 2026 The cuhal Authors.
+#include "core/device/queue.h"
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "core/driver/context_scope.h"
+#include "core/symbols/api_status.h"
+
+namespace cuhal {
+namespace {
+
+constexpr char kEnterContext[] = "making the device's context current";
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Queue>> Queue::Create(const CudaApi* api, CUcontext context, int index) {
+  const std::string what = StrCat("creating queue ", index);
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api, context), what, ": ",
+                         kEnterContext);
+  CUstream stream = nullptr;
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING), what);
+  std::unique_ptr<Queue> queue(new Queue(api, context, index, StreamHandle(api, stream)));
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), what);
+  return queue;
+}
+
+Status Queue::Fill(Buffer& target, std::size_t offset, std::size_t length, const void* pattern,
+                   std::size_t pattern_length) {
+  const std::string what = StrCat("queue ", index_, ": filling ", length, " bytes");
+  if (pattern == nullptr) return InvalidArgumentError(StrCat(what, ": the pattern is null"));
+  if (pattern_length != 1 && pattern_length != 2 && pattern_length != 4) {
+    return InvalidArgumentError(
+        StrCat(what, ": the pattern length must be 1, 2 or 4, got ", pattern_length));
+  }
+  CUHAL_RETURN_IF_ERROR(target.CheckRange(offset, length, what));
+  if (offset % pattern_length != 0 || length % pattern_length != 0) {
+    return InvalidArgumentError(StrCat(what, ": offset ", offset, " and length ", length,
+                                       " must be multiples of the pattern length ",
+                                       pattern_length));
+  }
+  const CUdeviceptr address = target.device_ptr() + offset;
+  if (address % pattern_length != 0) {
+    return InvalidArgumentError(StrCat(what, ": address 0x", std::hex,
+                                       static_cast<std::uint64_t>(address), std::dec,
+                                       " is not aligned to the pattern length ", pattern_length));
+  }
+  if (length == 0) return OkStatus();
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+                         kEnterContext);
+  const std::size_t count = length / pattern_length;
+  switch (pattern_length) {
+    case 1: {
+      unsigned char value;
+      std::memcpy(&value, pattern, 1);
+      CUHAL_RETURN_IF_ERROR(
+          CUHAL_CU(api_, cuMemsetD8Async, address, value, count, stream_.get()), what);
+      break;
+    }
+    case 2: {
+      unsigned short value;
+      std::memcpy(&value, pattern, 2);
+      CUHAL_RETURN_IF_ERROR(
+          CUHAL_CU(api_, cuMemsetD16Async, address, value, count, stream_.get()), what);
+      break;
+    }
+    default: {
+      unsigned int value;
+      std::memcpy(&value, pattern, 4);
+      CUHAL_RETURN_IF_ERROR(
+          CUHAL_CU(api_, cuMemsetD32Async, address, value, count, stream_.get()), what);
+      break;
+    }
+  }
+  return scope.Exit().AddContext(what);
+}
+
+Status Queue::Copy(const Buffer& source, std::size_t source_offset, Buffer& target,
+                   std::size_t target_offset, std::size_t length) {
+  const std::string what = StrCat("queue ", index_, ": copying ", length, " bytes");
+  CUHAL_RETURN_IF_ERROR(source.CheckRange(source_offset, length, StrCat(what, " (source)")));
+  CUHAL_RETURN_IF_ERROR(target.CheckRange(target_offset, length, StrCat(what, " (target)")));
+  if (source.device_ptr() == target.device_ptr() && length != 0 &&
+      source_offset < target_offset + length && target_offset < source_offset + length) {
+    return InvalidArgumentError(StrCat(what, ": source [", source_offset, ", +", length,
+                                       ") and target [", target_offset,
+                                       ", +", length, ") overlap in one buffer"));
+  }
+  if (length == 0) return OkStatus();
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+                         kEnterContext);
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target.device_ptr() + target_offset,
+                                 source.device_ptr() + source_offset, length, stream_.get()),
+                        what);
+  return scope.Exit().AddContext(what);
+}
+
+Status Queue::Write(std::span<const std::byte> source, Buffer& target,
+                    std::size_t target_offset) {
+  const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
+  CUHAL_RETURN_IF_ERROR(target.CheckRange(target_offset, source.size(), what));
+  if (source.empty()) return OkStatus();
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+                         kEnterContext);
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyHtoDAsync, target.device_ptr() + target_offset,
+                                 source.data(), source.size(), stream_.get()),
+                        what);
+  return scope.Exit().AddContext(what);
+}
+
+Status Queue::Read(const Buffer& source, std::size_t source_offset, std::span<std::byte> target) {
+  const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
+  CUHAL_RETURN_IF_ERROR(source.CheckRange(source_offset, target.size(), what));
+  if (target.empty()) return OkStatus();
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+                         kEnterContext);
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(),
+                                 source.device_ptr() + source_offset, target.size(),
+                                 stream_.get()),
+                        what);
+  return scope.Exit().AddContext(what);
+}
+
+Status Queue::Synchronize() {
+  return CUHAL_CU(api_, cuStreamSynchronize, stream_.get())
+      .AddContext(StrCat("synchronizing queue ", index_));
+}
+
+StatusOr<bool> Queue::IsIdle() {
+  if (api_->cuStreamQuery == nullptr) return MissingEntryStatus("libcuda", "cuStreamQuery");
+  const CUresult result = api_->cuStreamQuery(stream_.get());
+  if (result == CUDA_SUCCESS) return true;
+  if (result == CUDA_ERROR_NOT_READY) return false;
+  return CudaResultToStatus(api_, result, "cuStreamQuery")
+      .AddContext(StrCat("querying queue ", index_));
+}
+
+}  // namespace cuhal
