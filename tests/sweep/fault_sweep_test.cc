@@ -12,9 +12,9 @@
 #include "core/base/status_or.h"
 #include "core/symbols/api_status.h"
 #include "core/symbols/driver_handles.h"
-#include "tests/sweep/fault_sweep.h"
+#include "sweep/fault_sweep.h"
 
-namespace cuhal::testing {
+namespace cuhal::sweep {
 namespace {
 
 using ::testing::HasSubstr;
@@ -178,4 +178,4 @@ TEST(FaultSweepTest, UsesTheConfiguredErrors) {
 }
 
 }  // namespace
-}  // namespace cuhal::testing
+}  // namespace cuhal::sweep

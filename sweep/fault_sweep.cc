@@ -1,5 +1,5 @@
 // Copyright 2026 The cuhal Authors.
-#include "tests/sweep/fault_sweep.h"
+#include "sweep/fault_sweep.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 
 #include "core/symbols/api_status.h"
 
-namespace cuhal::testing {
+namespace cuhal::sweep {
 namespace {
 
 // ReportDroppedStatus goes through a plain function pointer, so the capture target is global.
@@ -269,4 +269,4 @@ SweepReport RunFaultSweep(const SweepScenario& scenario) {
   return report;
 }
 
-}  // namespace cuhal::testing
+}  // namespace cuhal::sweep

@@ -34,11 +34,11 @@
 //
 // Adding a scenario: write a `Status(const CudaApi*)` function that creates, uses and destroys
 // core objects (everything it makes must be gone when it returns), list its cleanup calls,
-// and add one entry to the table of tests/sweep/core_sweep_test.cc. Scenarios that also use NCCL
+// and add one entry to CoreScenarios() in sweep/core_scenarios.cc. Scenarios that also use NCCL
 // (channels) capture the fakenccl table in their lambda; sweeping NCCL calls as well needs a
 // fault injector in fakenccl, which plugs in as a second call counter here.
-#ifndef CUHAL_TESTS_SWEEP_FAULT_SWEEP_H_
-#define CUHAL_TESTS_SWEEP_FAULT_SWEEP_H_
+#ifndef CUHAL_SWEEP_FAULT_SWEEP_H_
+#define CUHAL_SWEEP_FAULT_SWEEP_H_
 
 #include <cuda.h>
 
@@ -52,7 +52,7 @@
 #include "core/symbols/cuda_api.h"
 #include "fakecuda/fake_driver.h"
 
-namespace cuhal::testing {
+namespace cuhal::sweep {
 
 // A cleanup entry point of a scenario: its injected failure may be absorbed (the scenario then
 // returns OK, having reported the failure through ReportDroppedStatus), and what its failure is
@@ -120,6 +120,6 @@ struct SweepReport {
 // Set CUHAL_SWEEP_VERBOSE=1 to print every run's injected call and returned status.
 SweepReport RunFaultSweep(const SweepScenario& scenario);
 
-}  // namespace cuhal::testing
+}  // namespace cuhal::sweep
 
-#endif  // CUHAL_TESTS_SWEEP_FAULT_SWEEP_H_
+#endif  // CUHAL_SWEEP_FAULT_SWEEP_H_
