@@ -1,9 +1,11 @@
 // Copyright 2026 The cuhal Authors.
 #include "core/symbols/real_loader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "core/symbols/api_status.h"
@@ -48,6 +50,31 @@ void StoreEntry(Api& table, std::size_t offset, void* pfn) {
   std::memcpy(reinterpret_cast<char*>(&table) + offset, &pfn, sizeof(pfn));
 }
 
+// Entries whose name cuGetProcAddress answers, at the table's API version, with a newer ABI than
+// the one cuda.h declares under that name (and so the one CudaApi's member type has). Measured on
+// driver 580.159.04 (CUDA 13.0): at 13000 "cuCtxSynchronize" resolves to
+// cuCtxSynchronize_v2(CUcontext), "cuCtxGetDevice" to cuCtxGetDevice_v2(CUdevice*, CUcontext)
+// (both introduced in 13.0) and "cuStreamGetCtx" to cuStreamGetCtx_v2(CUstream, CUcontext*,
+// CUgreenCtx*) (12.5), while cuda.h 13.0 declares the one- and two-parameter forms under the
+// plain names. These are resolved at `abi_version`, a version whose answer is the declared ABI.
+struct AbiPin {
+  std::string_view name;
+  int abi_version;
+};
+constexpr AbiPin kAbiPins[] = {
+    {"cuCtxSynchronize", 12000},
+    {"cuCtxGetDevice", 12000},
+    {"cuStreamGetCtx", 12000},
+};
+
+// The version to resolve `name` at when the table asks for `api_version`.
+int ResolveVersionFor(std::string_view name, int api_version) {
+  for (const AbiPin& pin : kAbiPins) {
+    if (pin.name == name) return std::min(api_version, pin.abi_version);
+  }
+  return api_version;
+}
+
 // One entry point looked up through the driver's resolver.
 struct Lookup {
   void* pfn = nullptr;
@@ -62,9 +89,10 @@ class Resolver {
 
   [[nodiscard]] Lookup Find(const char* name) const {
     Lookup out;
+    const int version = ResolveVersionFor(name, api_version_);
     if (v2_ != nullptr) {
       CUdriverProcAddressQueryResult query = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-      CUresult result = v2_(name, &out.pfn, api_version_, CU_GET_PROC_ADDRESS_DEFAULT, &query);
+      CUresult result = v2_(name, &out.pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &query);
       if (result == CUDA_SUCCESS && query == CU_GET_PROC_ADDRESS_SUCCESS && out.pfn != nullptr) {
         return out;
       }
@@ -81,7 +109,7 @@ class Resolver {
     } else {
       // The legacy resolver reports only a CUresult (CUDA_ERROR_NOT_FOUND for both "unknown"
       // and "too new for the requested version").
-      CUresult result = legacy_(name, &out.pfn, api_version_, CU_GET_PROC_ADDRESS_DEFAULT);
+      CUresult result = legacy_(name, &out.pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);
       if (result == CUDA_SUCCESS && out.pfn != nullptr) return out;
       out.why_missing = StrCat("legacy cuGetProcAddress, no symbolStatus: ", CuResultText(result));
     }

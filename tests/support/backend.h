@@ -18,14 +18,9 @@
 // the toolkit's link stub, is older than cuda.h, or cuInit reports no device. Set
 // CUHAL_REAL_REQUIRED=1 (the GPU nightly does) to turn such a skip into a failure.
 //
-// Known problem of the real binding (measured on the H200, driver 580, 2026-12-02):
-// cuGetProcAddress_v2 at version 13000 answers "cuCtxSynchronize", "cuCtxGetDevice" and
-// "cuStreamGetCtx" with cuCtxSynchronize_v2(CUcontext), cuCtxGetDevice_v2(CUdevice*, CUcontext)
-// and cuStreamGetCtx_v2(CUstream, CUcontext*, CUgreenCtx*), while cuda.h 13.0 (and so the
-// CudaApi types) declares the older signatures under those names. Until RealCuda::Load binds
-// those three to the ABI of the table's types, tests that call them through the real table pass
-// garbage for the extra parameter (crashes, or CUDA_ERROR_CONTEXT_IS_DESTROYED from
-// cuCtxSynchronize). The backend does not paper over it: the real table is what is under test.
+// The real table is RealCuda::Load's, unchanged: it is what is under test (including its binding
+// of cuCtxSynchronize, cuCtxGetDevice and cuStreamGetCtx to the ABI cuda.h declares; see
+// kAbiPins in core/symbols/real_loader.cc).
 #ifndef CUHAL_TESTS_SUPPORT_BACKEND_H_
 #define CUHAL_TESTS_SUPPORT_BACKEND_H_
 

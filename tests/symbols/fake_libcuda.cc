@@ -236,6 +236,24 @@ CUresult cuMemAlloc(unsigned int* dptr, unsigned int bytesize) {
   return CUDA_SUCCESS;
 }
 
+// Entries whose newest variant has a different signature from the one cuda.h declares under the
+// plain name (as the real driver 580 does at 13000): the plain forms succeed, the _v2 forms say
+// CUDA_ERROR_NOT_SUPPORTED, so a test can tell which one the table holds.
+CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize_v2(CUcontext) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuCtxGetDevice(CUdevice* device) {
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetDevice_v2(CUdevice*, CUcontext) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuStreamGetCtx(CUstream, CUcontext* ctx) {
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *ctx = nullptr;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx_v2(CUstream, CUcontext*, CUgreenCtx*) { return CUDA_ERROR_NOT_SUPPORTED; }
+
 #if CUHAL_TESTCUDA_HAS_LEGACY
 // CUDA 11.3-11.8's cuGetProcAddress: no symbolStatus.
 CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
@@ -255,6 +273,12 @@ std::vector<Variant> BuildVariants() {
       {"cuMemAlloc", 2000, AsVoid(&cuMemAlloc)},
       {"cuMemAlloc", 3020, AsVoid(&cuMemAlloc_v2)},
       {"cuMemAllocAsync", 11020, AsVoid(&Stub<decltype(::cuMemAllocAsync)>::Call)},
+      {"cuCtxSynchronize", 2000, AsVoid(&cuCtxSynchronize)},
+      {"cuCtxSynchronize", 13000, AsVoid(&cuCtxSynchronize_v2)},
+      {"cuCtxGetDevice", 2000, AsVoid(&cuCtxGetDevice)},
+      {"cuCtxGetDevice", 13000, AsVoid(&cuCtxGetDevice_v2)},
+      {"cuStreamGetCtx", 9020, AsVoid(&cuStreamGetCtx)},
+      {"cuStreamGetCtx", 12050, AsVoid(&cuStreamGetCtx_v2)},
 #if CUHAL_TESTCUDA_HAS_LEGACY
       {"cuGetProcAddress", 11030, AsVoid(&cuGetProcAddress)},
 #endif

@@ -82,7 +82,9 @@ TEST_F(RealCudaLoaderTest, ResolvesEveryEntryAtThePinnedVersionWithoutCallingCuI
   EXPECT_GE(CUHAL_FAKE_FN(driver(), cuhal_testcuda_V2Calls)(),
             static_cast<int>(CudaSymbols().size()));
   EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_LegacyCalls)(), 0);
-  EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_MinRequestedVersion)(), kCudaApiVersion);
+  // (cuCtxSynchronize, cuCtxGetDevice and cuStreamGetCtx are asked for at 12000: see
+  // EntriesWithANewerAbiAreBoundToTheDeclaredOne.)
+  EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_MinRequestedVersion)(), 12000);
   EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_MaxRequestedVersion)(), kCudaApiVersion);
   EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_RequestedFlags)(),
             static_cast<unsigned long long>(CU_GET_PROC_ADDRESS_DEFAULT));  // NOLINT
@@ -109,6 +111,25 @@ TEST_F(RealCudaLoaderTest, VersionedEntryResolvesToTheV2Variant) {
 
   // The resolver entry itself is the _v2 one.
   EXPECT_EQ(AsVoid(api.cuGetProcAddress), driver().Symbol("cuGetProcAddress_v2"));
+}
+
+// The real driver 580 answers "cuCtxSynchronize" and "cuCtxGetDevice" at 13000 with their 13.0
+// _v2 forms (an extra CUcontext parameter) and "cuStreamGetCtx" with its 12.5 _v2 form (an extra
+// CUgreenCtx*), while cuda.h 13.0 declares the old forms under the plain names. The table must
+// hold the declared forms: calling a _v2 through the old type passes garbage (measured: crashes,
+// or CUDA_ERROR_CONTEXT_IS_DESTROYED from cuCtxSynchronize).
+TEST_F(RealCudaLoaderTest, EntriesWithANewerAbiAreBoundToTheDeclaredOne) {
+  StatusOr<std::unique_ptr<RealCuda>> cuda = RealCuda::Load({.library_path = kDriver});
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  const CudaApi& api = (*cuda)->api();
+  EXPECT_EQ(AsVoid(api.cuCtxSynchronize), driver().Symbol("cuCtxSynchronize"));
+  EXPECT_EQ(AsVoid(api.cuCtxGetDevice), driver().Symbol("cuCtxGetDevice"));
+  EXPECT_EQ(AsVoid(api.cuStreamGetCtx), driver().Symbol("cuStreamGetCtx"));
+  EXPECT_EQ(api.cuCtxSynchronize(), CUDA_SUCCESS);
+  CUdevice device = -1;
+  EXPECT_EQ(api.cuCtxGetDevice(&device), CUDA_SUCCESS);
+  CUcontext ctx = nullptr;
+  EXPECT_EQ(api.cuStreamGetCtx(nullptr, &ctx), CUDA_SUCCESS);
 }
 
 TEST_F(RealCudaLoaderTest, EntriesAreCallable) {
