@@ -3,9 +3,13 @@
 in OUT_DIR:
 
   machine.txt                  the GPU, driver and NCCL seen
-  real-junit.xml, fake-junit.xml   ctest --output-junit of `-L real` and `-L 'fake|unit'`
+  real-junit.xml, real-traces-junit.xml, fake-junit.xml
+                               ctest --output-junit of `-L real` (the pool traces apart) and of
+                               `-L 'fake|unit|sweep'`
   real-tests.log               ctest output of the real run; tests print fidelity mismatches as
                                lines "FIDELITY-MISMATCH {json with suite, call, fake, real}"
+                               and differential totals as "FIDELITY-STEPS {suite, case, steps,
+                               mismatches}"
   *_bench.json                 Google Benchmark JSON output
   profile/device0.json         the freshly captured device profile
 
@@ -72,6 +76,27 @@ def read_mismatches(log_path):
     return mismatches
 
 
+def read_differential(log_path):
+    """Per-suite totals from the "FIDELITY-STEPS {json}" lines of the differential tests."""
+    suites = {}
+    if not os.path.exists(log_path):
+        return suites
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.search(r"FIDELITY-STEPS (\{.*\})", line)
+            if not m:
+                continue
+            try:
+                entry = json.loads(m.group(1))
+            except json.JSONDecodeError:
+                continue
+            s = suites.setdefault(entry.get("suite", "?"), {"cases": 0, "steps": 0, "mismatches": 0})
+            s["cases"] += 1
+            s["steps"] += int(entry.get("steps", 0))
+            s["mismatches"] += int(entry.get("mismatches", 0))
+    return suites
+
+
 def backend_of(name):
     low = name.lower()
     if "real" in low:
@@ -125,6 +150,9 @@ def main(argv):
     committed = argv[2] if len(argv) > 2 else os.path.join(root, "fakecuda/profiles/h200.json")
 
     real = read_junit(os.path.join(out_dir, "real-junit.xml"))
+    traces = read_junit(os.path.join(out_dir, "real-traces-junit.xml"))
+    if traces is not None:
+        real = (real or []) + traces
     fake = read_junit(os.path.join(out_dir, "fake-junit.xml"))
     mismatches = read_mismatches(os.path.join(out_dir, "real-tests.log"))
     # A real-backend test that failed is a fidelity mismatch too: the same expectation passes on
@@ -134,6 +162,7 @@ def main(argv):
             mismatches.append({"suite": "conformance", "call": t["name"],
                                "fake": "as expected (fake test passed)", "real": t["message"]})
     benchmarks = read_benchmarks(out_dir)
+    differential = read_differential(os.path.join(out_dir, "real-tests.log"))
     fresh = os.path.join(out_dir, "profile", "device0.json")
     profile = None
     if os.path.exists(fresh) and os.path.exists(committed):
@@ -152,6 +181,7 @@ def main(argv):
         "skipped": [t for t in (real or []) + (fake or []) if t["status"] == "skipped"],
         "failed": [t for t in (real or []) + (fake or []) if t["status"] == "failed"],
         "fidelity_mismatches": mismatches,
+        "differential_suites": differential,
         "benchmarks": benchmarks,
         "profile": profile,
     }
@@ -164,6 +194,13 @@ def main(argv):
         c = report["tests"][backend]
         md.append(f"| {backend} | " + (" | ".join(str(c[k]) for k in ("run", "passed", "failed", "skipped"))
                                        if c else "not run | | | ") + " |")
+    md += ["", "## Differential suites (fake and real replayed step by step)", ""]
+    if differential:
+        md += ["| suite | cases | steps compared | mismatches |", "|---|---|---|---|"]
+        for name, s in sorted(differential.items()):
+            md.append(f"| {name} | {s['cases']} | {s['steps']} | {s['mismatches']} |")
+    else:
+        md.append("none ran")
     md += ["", f"## Fidelity mismatches: {len(mismatches)}", ""]
     if mismatches:
         md += ["| suite | call | fake | real |", "|---|---|---|---|"]

@@ -8,8 +8,10 @@
 // that a failure. CUHAL_POOL_TRACE_DUMP=<file> appends every step's real results to <file>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,22 @@ namespace {
 std::string TraceDir() {
   const char* dir = std::getenv("CUHAL_POOL_TRACE_DIR");
   return dir != nullptr && *dir != '\0' ? dir : CUHAL_POOL_TRACE_DIR;
+}
+
+// `text` as the inside of a JSON string.
+std::string JsonEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string Stem(const std::string& path) {
@@ -88,7 +106,17 @@ TEST_P(PoolTraceRealTest, FakeAgreesWithRealDriver) {
   std::string vs_fake;
   for (const Mismatch& m : CompareResults(trace, fake, real)) {
     vs_fake += "  " + m.ToString("fake", "real") + "\n";
+    // One line per mismatch for the nightly report (ci/nightly_report.py collects them).
+    std::cout << "FIDELITY-MISMATCH {\"suite\": \"pool traces\", \"call\": \""
+              << JsonEscape(trace.name + ":" + std::to_string(m.line) + " " + m.step + " [" +
+                            m.what + "]")
+              << "\", \"fake\": \"" << JsonEscape(m.left) << "\", \"real\": \""
+              << JsonEscape(m.right) << "\"}" << std::endl;
   }
+  std::cout << "FIDELITY-STEPS {\"suite\": \"pool traces\", \"case\": \""
+            << JsonEscape(trace.name) << "\", \"steps\": " << trace.steps.size()
+            << ", \"mismatches\": " << std::count(vs_fake.begin(), vs_fake.end(), '\n') << "}"
+            << std::endl;
   std::string vs_expected;
   for (const Mismatch& m : CompareToExpected(trace, real)) {
     vs_expected += "  " + m.ToString("expected", "real") + "\n";
