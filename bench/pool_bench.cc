@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_backend.h"
 #include "core/symbols/api_status.h"
 #include "core/symbols/cuda_api.h"
 #include "core/symbols/real_loader.h"
@@ -23,57 +24,11 @@
 
 namespace {
 
-// One driver with device 0's primary context, set up once per process.
-struct Backend {
-  const cuhal::CudaApi* api = nullptr;
-  CUcontext ctx = nullptr;
-  std::string unavailable;  // non-empty: skip with this reason
-};
+using ::cuhal::bench::Backend;
+using ::cuhal::bench::FakeBackend;
+using ::cuhal::bench::RealBackend;
 
-std::string Name(CUresult r) {
-  std::string_view name = cuhal::CudaResultEnumName(r);
-  return name.empty() ? "CUresult " + std::to_string(static_cast<int>(r)) : std::string(name);
-}
-
-void RetainPrimary(Backend* b) {
-  if (CUresult r = b->api->cuInit(0); r != CUDA_SUCCESS) {
-    b->unavailable = "cuInit(0) = " + Name(r);
-    return;
-  }
-  if (CUresult r = b->api->cuDevicePrimaryCtxRetain(&b->ctx, 0); r != CUDA_SUCCESS) {
-    b->unavailable = "cuDevicePrimaryCtxRetain = " + Name(r);
-  }
-}
-
-const Backend& FakeBackend() {
-  static const Backend* backend = [] {
-    // Lives for the process: benchmarks may run in any order, any number of times.
-    static fakecuda::ScopedDriver driver;
-    static cuhal::CudaApi api;
-    fakecuda::FillCudaApi(&api);
-    auto* b = new Backend;
-    b->api = &api;
-    RetainPrimary(b);
-    return b;
-  }();
-  return *backend;
-}
-
-const Backend& RealBackend() {
-  static const Backend* backend = [] {
-    auto* b = new Backend;
-    cuhal::StatusOr<std::unique_ptr<cuhal::RealCuda>> loaded = cuhal::RealCuda::Load();
-    if (!loaded.ok()) {
-      b->unavailable = "no real driver (libcuda.so.1): " + loaded.status().ToString();
-      return b;
-    }
-    static std::unique_ptr<cuhal::RealCuda> real = std::move(loaded).value();
-    b->api = &real->api();
-    RetainPrimary(b);
-    return b;
-  }();
-  return *backend;
-}
+std::string Name(CUresult r) { return ::cuhal::bench::ResultName(r); }
 
 // A stream and a pool (or the default pool) on the backend's primary context, for one benchmark.
 class PoolFixture {
