@@ -5,7 +5,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unordered_map>
 
 namespace fakecuda {
 namespace {
@@ -22,18 +21,14 @@ constexpr AttributeEntry kAttributes[] = {
 #undef CUHAL_DEVICE_ATTRIBUTE
 };
 
-const std::unordered_map<std::string_view, int>& NameToAttribute() {
-  static const auto* map = [] {
-    auto* m = new std::unordered_map<std::string_view, int>();
-    for (const auto& a : kAttributes) m->emplace(a.name, a.value);
-    // Deprecated aliases of cuda.h are accepted on input too.
-    m->emplace("CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK", 8);
-    m->emplace("CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK", 12);
-    m->emplace("CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED", 102);
-    return m;
-  }();
-  return *map;
-}
+// Deprecated aliases of cuda.h, accepted on input too. Looked up, like kAttributes, by a linear
+// scan (profiles are parsed rarely): no lookup table is built at run time, so nothing is left on
+// the heap when the drop-in libcuda.so.1 that contains this is unloaded.
+constexpr AttributeEntry kAttributeAliases[] = {
+    {"CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK", 8},
+    {"CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK", 12},
+    {"CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED", 102},
+};
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -52,9 +47,13 @@ std::string_view AttributeName(int attribute) {
 }
 
 int AttributeFromName(std::string_view name) {
-  const auto& map = NameToAttribute();
-  auto it = map.find(name);
-  return it == map.end() ? -1 : it->second;
+  for (const auto& a : kAttributes) {
+    if (a.name == name) return a.value;
+  }
+  for (const auto& a : kAttributeAliases) {
+    if (a.name == name) return a.value;
+  }
+  return -1;
 }
 
 int AttributeLimit() { return static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX); }

@@ -1,5 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: primary contexts, created contexts, the per-thread context stack, limits.
+// cuCtxGetDevice_v2 and cuCtxSynchronize_v2 are CUDA 13.0's forms with an explicit context
+// argument; they count as calls of their plain names (fault rules, call log), like cuMemAlloc_v2
+// counts as cuMemAlloc, because cuGetProcAddress hands them out for the plain names.
 #include <algorithm>
 
 #include "fakecuda/entry/entry.h"
@@ -45,6 +48,19 @@ void DestroyContextObject(DriverState* st, std::uint64_t ctx_id,
                           std::unique_lock<std::mutex>& lock) {
   st->TeardownContext(ctx_id, lock);
   st->contexts.erase(ctx_id);
+}
+
+// The context a `CUcontext ctx` argument of the CUDA 13.0 forms names: NULL is the calling
+// thread's current context (with CurrentContextOrError's errors); anything else must be a live
+// context (CUDA_ERROR_INVALID_CONTEXT, as the plain forms answer for a bad current context),
+// and a poisoned one answers its sticky error.
+CUresult ContextArgOrCurrent(DriverState* st, CUcontext handle, Context** out) {
+  if (handle == nullptr) return CurrentContextOrError(st, out);
+  Context* c = st->FindContext(handle);
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c->sticky != CUDA_SUCCESS) return c->sticky;
+  *out = c;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -202,6 +218,17 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
   return CUDA_SUCCESS;
 }
 
+// CUDA 13.0's form (cuGetProcAddress hands it out for "cuCtxGetDevice" from 13000): the device
+// of `ctx`, or of the current context when ctx is NULL. Counted under the plain name.
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
+  FAKECUDA_ENTER(cuCtxGetDevice)
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Context* c = nullptr;
+  if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
+  *device = c->device;
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) {
   FAKECUDA_ENTER(cuCtxGetFlags)
   if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -228,6 +255,16 @@ CUresult CUDAAPI cuCtxSynchronize(void) {
   FAKECUDA_ENTER(cuCtxSynchronize)
   FAKECUDA_REQUIRE_CONTEXT()
   return st->SyncAll(ctx->id, lock);
+}
+
+// CUDA 13.0's form (cuGetProcAddress hands it out for "cuCtxSynchronize" from 13000): waits for
+// the work of `ctx`, or of the current context when ctx is NULL, whether or not ctx is current.
+// Counted under the plain name.
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
+  FAKECUDA_ENTER(cuCtxSynchronize)
+  Context* c = nullptr;
+  if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
+  return st->SyncAll(c->id, lock);
 }
 
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {

@@ -18,6 +18,13 @@
 //  * a NULL symbol or pfn crashes the real driver; the fake answers CUDA_ERROR_INVALID_VALUE.
 // The legacy 4-parameter resolver (exported as cuGetProcAddress, handed out for 11.3 <= version
 // < 12.0) answers CUDA_ERROR_NOT_FOUND on failure and leaves *pfn alone, as measured.
+// Newer ABIs: for a few entries the driver answers recent versions with a form newer than the one
+// cuda.h 13.0 declares under the plain name (kNewerAbis): measured, at 13000 "cuCtxSynchronize"
+// gives cuCtxSynchronize_v2(CUcontext) and "cuCtxGetDevice" cuCtxGetDevice_v2(CUdevice*,
+// CUcontext) (both 13.0), and "cuStreamGetCtx" cuStreamGetCtx_v2(CUstream, CUcontext*,
+// CUgreenCtx*) (12.5). Requests older than the newer form get the plain one. A caller that
+// stores the answer in a pointer of the plain type must ask at an older version (cuhal's real
+// loader pins these; fill_table.cc fills the plain functions directly).
 // Known gap: for an entry whose current ABI is newer than the requested version the real driver
 // hands out the older ABI; the fake has only the older ABIs listed in kOlderAbis (cuCtxCreate
 // v1-v3, the legacy resolver) and answers VERSION_NOT_SUFFICIENT for the rest (e.g. cuMemAlloc
@@ -57,6 +64,9 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice de
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
 }
+// The cuStreamGetCtx_v2 per-thread variant (per_thread_entry.cc; cuda.h declares it only under
+// CUDA_API_PER_THREAD_DEFAULT_STREAM).
+extern "C" decltype(::cuStreamGetCtx_v2) cuStreamGetCtx_v2_ptsz;
 
 namespace fakecuda {
 namespace {
@@ -231,8 +241,38 @@ constexpr OlderAbi kOlderAbis[] = {
     {"cuGetProcAddress", 11030, [] { return AsVoid(&::FakecudaGetProcAddressLegacy); }},
 };
 
+// The newer ABIs the driver hands out for the plain names from the version they were introduced
+// at, although cuda.h 13.0 still declares the older form under the plain name (measured on driver
+// 580.159.04, see the top of this file). `per_thread` is the variant for
+// CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, where cuda.h has one (UNMEASURED: that the real
+// driver hands out cuStreamGetCtx_v2_ptsz for that flag; cuda.h maps the name to it).
+struct NewerAbi {
+  std::string_view name;
+  int introduced;
+  void* (*address)();
+  void* (*per_thread)();  // null when there is no per-thread variant
+};
+constexpr NewerAbi kNewerAbis[] = {
+    {"cuStreamGetCtx", 12050, [] { return AsVoid(&::cuStreamGetCtx_v2); },
+     [] { return AsVoid(&::cuStreamGetCtx_v2_ptsz); }},
+    {"cuCtxGetDevice", 13000, [] { return AsVoid(&::cuCtxGetDevice_v2); }, nullptr},
+    {"cuCtxSynchronize", 13000, [] { return AsVoid(&::cuCtxSynchronize_v2); }, nullptr},
+};
+
 // The per-thread-default-stream variants exist from CUDA 7.0.
 constexpr int kPerThreadIntroduced = 7000;
+
+// The newest of kNewerAbis for `name` that `cuda_version` asks for, or null.
+const NewerAbi* FindNewerAbi(std::string_view name, int cuda_version) {
+  const NewerAbi* best = nullptr;
+  for (const NewerAbi& newer : kNewerAbis) {
+    if (newer.name == name && newer.introduced <= cuda_version &&
+        (best == nullptr || newer.introduced > best->introduced)) {
+      best = &newer;
+    }
+  }
+  return best;
+}
 
 struct ProcEntry {
   std::string_view name;
@@ -313,12 +353,12 @@ CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
     return not_found;
   }
   void* fn = nullptr;
-  if (cuda_version >= e->current) {
-    fn = e->legacy;
-    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && e->per_thread != nullptr &&
-        cuda_version >= kPerThreadIntroduced) {
-      fn = e->per_thread;
-    }
+  const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0 &&
+                          cuda_version >= kPerThreadIntroduced;
+  if (const NewerAbi* newer = FindNewerAbi(name, cuda_version); newer != nullptr) {
+    fn = per_thread && newer->per_thread != nullptr ? newer->per_thread() : newer->address();
+  } else if (cuda_version >= e->current) {
+    fn = per_thread && e->per_thread != nullptr ? e->per_thread : e->legacy;
   } else {
     int best = 0;
     for (const OlderAbi& older : kOlderAbis) {

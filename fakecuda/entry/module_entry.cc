@@ -41,6 +41,7 @@ CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, Glob
   a.size = g.size;
   a.device = ctx->device;
   a.ctx_id = ctx->id;
+  a.module_global = true;
   a.created_by = "cuModuleLoadData: global " + g.name;
   d.bytes_in_use += g.size;
   out->address = a.base;

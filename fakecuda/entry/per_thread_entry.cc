@@ -1,8 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the per-thread-default-stream variants (`_ptsz`, `_ptds`) of the listed entry
 // points, as cuda.h names them under CUDA_API_PER_THREAD_DEFAULT_STREAM (the list is
-// fakecuda/internal/per_thread_list.inc). Each forwards to its legacy entry point, which does the
-// fault accounting under the plain name, so a call counts once whichever variant was called:
+// fakecuda/internal/per_thread_list.inc), plus cuStreamGetCtx_v2_ptsz, the variant of a newer
+// ABI that cuGetProcAddress hands out (error_entry.cc's kNewerAbis). Each forwards to its legacy
+// entry point, which does the fault accounting under the plain name, so a call counts once
+// whichever variant was called:
 //   _ptsz (takes a stream): a NULL stream becomes CU_STREAM_PER_THREAD; CU_STREAM_LEGACY and
 //         created streams pass through unchanged, as with the real driver;
 //   _ptds (synchronous, no stream argument): runs with the implicit default stream switched to
@@ -48,6 +50,8 @@ FAKECUDA_PTSZ(cuStreamGetFlags_ptsz, cuStreamGetFlags, (CUstream s, unsigned int
 FAKECUDA_PTSZ(cuStreamGetPriority_ptsz, cuStreamGetPriority, (CUstream s, int* p),
               (PerThread(s), p))
 FAKECUDA_PTSZ(cuStreamGetCtx_ptsz, cuStreamGetCtx, (CUstream s, CUcontext* c), (PerThread(s), c))
+FAKECUDA_PTSZ(cuStreamGetCtx_v2_ptsz, cuStreamGetCtx_v2,
+              (CUstream s, CUcontext* c, CUgreenCtx* g), (PerThread(s), c, g))
 FAKECUDA_PTSZ(cuLaunchHostFunc_ptsz, cuLaunchHostFunc, (CUstream s, CUhostFn fn, void* data),
               (PerThread(s), fn, data))
 FAKECUDA_PTSZ(cuStreamAddCallback_ptsz, cuStreamAddCallback,

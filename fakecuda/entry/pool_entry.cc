@@ -132,9 +132,11 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   Context* ctx = nullptr;
   if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
   if (dptr == 0) return CUDA_SUCCESS;  // measured: freeing NULL does nothing
-  // Unknown, interior or already freed pointers, and host memory, are refused.
+  // Unknown, interior or already freed pointers, host memory and module variables are refused.
   auto it = st->allocations.find(dptr);
   if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  // A module variable belongs to its module (UNMEASURED: the real driver's answer).
+  if (it->second.module_global) return CUDA_ERROR_INVALID_VALUE;
   if (it->second.type == MemoryType::kDevice) {
     // Measured: cuMemAlloc memory is accepted too. It goes away when the stream reaches the
     // free (the op takes the driver lock itself: bodies run with it released).

@@ -1,5 +1,7 @@
 // Copyright 2026 The cuhal Authors.
-// Entry points: streams, events, host functions.
+// Entry points: streams, events, host functions. cuStreamGetCtx_v2 (CUDA 12.5's form, with a
+// green-context output) counts as a call of cuStreamGetCtx, the name cuGetProcAddress hands it
+// out for.
 #include <algorithm>
 
 #include "fakecuda/entry/entry.h"
@@ -147,6 +149,20 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
+  return CUDA_SUCCESS;
+}
+
+// CUDA 12.5's form (cuGetProcAddress hands it out for "cuStreamGetCtx" from 12050): the stream's
+// context in *pCtx and its green context in *pGreenCtx, always NULL here (the fake has no green
+// contexts). Either output may be NULL, not both. Counted under the plain name.
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) {
+  FAKECUDA_ENTER(cuStreamGetCtx)
+  if (pCtx == nullptr && pGreenCtx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  if (pCtx != nullptr) *pCtx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
+  if (pGreenCtx != nullptr) *pGreenCtx = nullptr;
   return CUDA_SUCCESS;
 }
 

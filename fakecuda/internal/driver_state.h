@@ -141,6 +141,9 @@ struct Allocation {
   std::uint64_t ctx_id = 0;
   unsigned flags = 0;
   std::uint64_t pool_id = 0;
+  // A module variable (cuModuleGetGlobal): device memory owned by its module, released when the
+  // module is unloaded; cuMemFree and cuMemFreeAsync refuse it (it is not cuMemAlloc memory).
+  bool module_global = false;
   std::string created_by;  // entry point, for leak reports
 };
 

@@ -23,8 +23,8 @@ Fn As(void* address) {
 class DropinDlopenTest : public ::testing::Test {
  protected:
   // One load for the whole suite, kept resident (RTLD_NODELETE) as a driver library is in
-  // practice: fakecuda keeps a few process-lifetime tables whose memory a dlclose would orphan.
-  // The library's constructor reads FAKECUDA_DEVICES when it is loaded.
+  // practice (dropin_unload_test.cc checks unloading). The library's constructor reads
+  // FAKECUDA_DEVICES when it is loaded.
   static void SetUpTestSuite() {
     setenv("FAKECUDA_DEVICES", "3", 1);
     handle_ = dlopen(CUHAL_DROPIN_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -60,11 +60,26 @@ TEST_F(DropinDlopenTest, ExportsTheDriversSymbolNamesOnly) {
         "cuStreamBeginCapture_v2_ptsz", "cuGetErrorString"}) {
     EXPECT_NE(dlsym(handle_, name), nullptr) << name;
   }
+  // The newer ABIs cuGetProcAddress hands out for the plain names (CUDA 12.5 and 13.0).
+  for (const char* name : {"cuCtxSynchronize_v2", "cuCtxGetDevice_v2", "cuStreamGetCtx_v2",
+                           "cuStreamGetCtx_v2_ptsz"}) {
+    EXPECT_NE(dlsym(handle_, name), nullptr) << name;
+  }
   // Plain names that the real driver only has in an older ABI are not exported under the new
-  // one, and fakecuda's C++ internals are not exported at all.
+  // one, and of fakecuda's C++ internals only the hooks the drop-in libnccl.so.2 looks up
+  // (fakenccl/dropin/hooks.cc) are exported.
   EXPECT_EQ(dlsym(handle_, "cuMemAlloc"), nullptr);
   EXPECT_EQ(dlsym(handle_, "_ZN8fakecuda7InstallEPNS_10FakeDriverE"), nullptr);
+  EXPECT_EQ(dlsym(handle_, "_ZN8fakecuda14InstalledStateEv"), nullptr);
   EXPECT_EQ(dlsym(handle_, "fakecuda_legacy_cuStreamQuery_ptsz"), nullptr);
+  for (const char* name : {"_ZN8fakecuda17EnqueueStreamWorkEP11CUstream_stNS_10StreamWorkE",
+                           "_ZN8fakecuda16NotifyStreamWorkEv",
+                           "_ZN8fakecuda22TranslateDevicePointerEymPi",
+                           "_ZN8fakecuda18SchedulerWaitTicksEv",
+                           "_ZN8fakecuda12StreamDeviceEP11CUstream_st", "_ZN8fakecuda9InstalledEv",
+                           "_ZNK8fakecuda10FakeDriver7optionsEv"}) {
+    EXPECT_NE(dlsym(handle_, name), nullptr) << name;
+  }
 }
 
 TEST_F(DropinDlopenTest, ResolverAnswers) {

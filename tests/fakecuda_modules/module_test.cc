@@ -149,6 +149,28 @@ TEST_P(ModuleTest, GlobalsAreDeviceMemoryWithTheirInitializers) {
   UnloadTestModule();
 }
 
+TEST_P(ModuleTest, MemFreeRefusesAModuleGlobal) {
+  ScopedPrimaryContext ctx(api());
+  ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(LoadTestModule());
+  CUdeviceptr counter = 0;
+  size_t bytes = 0;
+  ASSERT_EQ(api().cuModuleGetGlobal(&counter, &bytes, module_, "fakecuda_counter"), CUDA_SUCCESS);
+  // UNMEASURED on real: a module variable is the module's memory, not an allocation of
+  // cuMemAlloc, and cuMemFree refuses it.
+  EXPECT_EQ(api().cuMemFree(counter), CUDA_ERROR_INVALID_VALUE);
+  if (IsFake()) {
+    // UNMEASURED on real (and not run there): cuMemFreeAsync refuses it too.
+    EXPECT_EQ(api().cuMemFreeAsync(counter, nullptr), CUDA_ERROR_INVALID_VALUE);
+    ASSERT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  }
+  // The variable is still there, with its initializer.
+  unsigned value = 0;
+  EXPECT_EQ(api().cuMemcpyDtoH(&value, counter, sizeof(value)), CUDA_SUCCESS);
+  EXPECT_EQ(value, 7u);
+  UnloadTestModule();
+}
+
 TEST_P(ModuleTest, FunctionAttributes) {
   ScopedPrimaryContext ctx(api());
   ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
