@@ -8,8 +8,10 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace fakecuda {
@@ -27,6 +29,9 @@ struct FaultRule {
   double fraction = 0.0;
   std::uint64_t seed = 0;
   CUresult error = CUDA_ERROR_UNKNOWN;
+  // When set, the rule sees only calls made on this thread (others neither match nor count
+  // towards `n`): sweeps one rank of several ranks-as-threads deterministically.
+  std::optional<std::thread::id> thread{};
 };
 
 // Decides, for each entry-point call, whether to fail it; counts and optionally logs calls.
@@ -65,6 +70,8 @@ class FaultInjector {
   // The call log: every entry point called, in order (off by default).
   void EnableCallLog(bool on);
   std::vector<std::string> CallLog() const;
+  // The entries of the call log that were called on `thread`, in order.
+  std::vector<std::string> CallLog(std::thread::id thread) const;
 
  private:
   struct ActiveRule {
@@ -80,6 +87,7 @@ class FaultInjector {
   std::vector<ActiveRule> rules_;   // guarded by mu_
   bool log_enabled_ = false;        // guarded by mu_
   std::vector<const char*> log_;    // guarded by mu_; entry names are string literals
+  std::vector<std::thread::id> log_threads_;  // guarded by mu_; the caller of each log_ entry
 };
 
 }  // namespace fakecuda

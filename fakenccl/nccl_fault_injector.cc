@@ -156,10 +156,15 @@ ncclResult_t NcclFaultInjector::OnCall(const char* entry) {
   calls_.fetch_add(1, std::memory_order_relaxed);
   if (!slow_path_.load(std::memory_order_acquire)) [[likely]] return ncclSuccess;
   std::lock_guard<std::mutex> lock(mu_);
-  if (log_enabled_) log_.push_back(entry);
+  const std::thread::id caller = std::this_thread::get_id();
+  if (log_enabled_) {
+    log_.push_back(entry);
+    log_threads_.push_back(caller);
+  }
   for (ActiveRule& r : rules_) {
     if (r.spent) continue;
     if (!r.rule.entry.empty() && r.rule.entry != entry) continue;
+    if (r.rule.thread.has_value() && *r.rule.thread != caller) continue;
     ++r.matched;
     bool fire = false;
     switch (r.rule.mode) {
@@ -196,6 +201,7 @@ void NcclFaultInjector::ResetCounters() {
   calls_.store(0, std::memory_order_relaxed);
   injected_.store(0, std::memory_order_relaxed);
   log_.clear();
+  log_threads_.clear();
   for (ActiveRule& r : rules_) {
     r.matched = 0;
     r.spent = false;
@@ -212,6 +218,15 @@ void NcclFaultInjector::EnableCallLog(bool on) {
 std::vector<std::string> NcclFaultInjector::CallLog() const {
   std::lock_guard<std::mutex> lock(mu_);
   return {log_.begin(), log_.end()};
+}
+
+std::vector<std::string> NcclFaultInjector::CallLog(std::thread::id thread) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < log_.size(); ++i) {
+    if (log_threads_[i] == thread) out.emplace_back(log_[i]);
+  }
+  return out;
 }
 
 }  // namespace fakenccl

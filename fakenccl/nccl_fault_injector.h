@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace fakenccl {
@@ -28,6 +30,9 @@ struct NcclFaultRule {
   double fraction = 0.0;
   std::uint64_t seed = 0;
   ncclResult_t error = ncclSystemError;
+  // When set, the rule sees only calls made on this thread (others neither match nor count
+  // towards `n`): sweeps one rank of several ranks-as-threads deterministically.
+  std::optional<std::thread::id> thread{};
 };
 
 // "Rank `rank` dies at its `nth` communication call": the nth collective or point-to-point call
@@ -83,6 +88,8 @@ class NcclFaultInjector {
   // The call log: every entry point called, in order (off by default).
   void EnableCallLog(bool on);
   std::vector<std::string> CallLog() const;
+  // The entries of the call log that were called on `thread`, in order.
+  std::vector<std::string> CallLog(std::thread::id thread) const;
 
  private:
   struct ActiveRule {
@@ -99,6 +106,7 @@ class NcclFaultInjector {
   std::vector<RankDeathRule> deaths_;   // guarded by mu_
   bool log_enabled_ = false;            // guarded by mu_
   std::vector<const char*> log_;        // guarded by mu_; entry names are string literals
+  std::vector<std::thread::id> log_threads_;  // guarded by mu_; the caller of each log_ entry
 };
 
 // nccl.h's enumerator spelling ("ncclInvalidArgument"), or "ncclResult_t(<n>)".

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/fakecuda/fake_fixture.h"
@@ -40,6 +41,29 @@ class FaultInjectionTest : public FakeDriverTest {
 
   std::unique_ptr<ScopedPrimaryContext> ctx_;
 };
+
+// A rule limited to one thread sees only that thread's calls (sweeps of ranks-as-threads).
+TEST(FaultInjectorThreadTest, RuleLimitedToAThreadCountsOnlyItsCalls) {
+  fakecuda::FaultInjector faults;
+  faults.EnableCallLog(true);
+  FaultRule rule;
+  rule.n = 2;  // the second call of this thread, whatever other threads call
+  rule.error = CUDA_ERROR_OUT_OF_MEMORY;
+  rule.thread = std::this_thread::get_id();
+  faults.AddRule(rule);
+  EXPECT_EQ(faults.OnCall("cuInit"), CUDA_SUCCESS);
+  std::thread other([&] {
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(faults.OnCall("cuStreamCreate"), CUDA_SUCCESS);
+  });
+  other.join();
+  EXPECT_EQ(faults.OnCall("cuMemAlloc"), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(faults.OnCall("cuMemFree"), CUDA_SUCCESS);
+  EXPECT_EQ(faults.injected(), 1u);
+  EXPECT_EQ(faults.calls(), 6u);
+  EXPECT_EQ(faults.CallLog(std::this_thread::get_id()),
+            (std::vector<std::string>{"cuInit", "cuMemAlloc", "cuMemFree"}));
+  EXPECT_EQ(faults.CallLog().size(), 6u);
+}
 
 TEST_F(FaultInjectionTest, NthCallOfOneEntryFailsOnce) {
   faults().AddRule(Rule("cuMemAlloc", FaultRule::Mode::kNth, CUDA_ERROR_OUT_OF_MEMORY, 2));

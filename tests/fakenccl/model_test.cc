@@ -651,6 +651,27 @@ TEST_F(NcclModelTest, AbortFromAnotherThreadUnblocksASynchronizingRank) {
   FreeAll(ranks);
 }
 
+// A rule limited to one thread sees only that thread's calls (sweeps of ranks-as-threads).
+TEST(NcclFaultInjectorThreadTest, RuleLimitedToAThreadCountsOnlyItsCalls) {
+  fakenccl::NcclFaultInjector faults;
+  faults.EnableCallLog(true);
+  fakenccl::NcclFaultRule rule;
+  rule.n = 2;
+  rule.error = ncclRemoteError;
+  rule.thread = std::this_thread::get_id();
+  faults.AddRule(rule);
+  EXPECT_EQ(faults.OnCall("ncclGetUniqueId"), ncclSuccess);
+  std::thread other([&] {
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(faults.OnCall("ncclAllReduce"), ncclSuccess);
+  });
+  other.join();
+  EXPECT_EQ(faults.OnCall("ncclCommInitRank"), ncclRemoteError);
+  EXPECT_EQ(faults.injected(), 1u);
+  EXPECT_EQ(faults.CallLog(std::this_thread::get_id()),
+            (std::vector<std::string>{"ncclGetUniqueId", "ncclCommInitRank"}));
+  EXPECT_EQ(faults.CallLog().size(), 5u);
+}
+
 TEST_F(NcclModelTest, FaultInjectionRulesAndCallLog) {
   RankThreads& ranks = Ranks(1);
   std::vector<ncclComm_t> comms = Init(ranks);
