@@ -107,6 +107,21 @@ Status PoolsAndTrim(const CudaApi* api) {
 
 // --- the table ------------------------------------------------------------------------------
 
+SweepScenario Make(std::string name, std::function<Status(const CudaApi*)> run) {
+  SweepScenario scenario;
+  scenario.name = std::move(name);
+  scenario.run = std::move(run);
+  scenario.cleanup_calls = DeviceCleanupCalls();  // one built-in H200 (the default)
+  return scenario;
+}
+
+SweepScenario HeapScenario(std::string name, BufferParams params) {
+  return Make(std::move(name),
+              [params](const CudaApi* api) { return BufferRoundTrip(api, params); });
+}
+
+}  // namespace
+
 // Cleanup calls of the device core whose failure cannot be returned (destructors report it
 // through ReportDroppedStatus), and what such a failure leaves behind. Streams, allocations and
 // registrations are covered by the final release of the primary context (the driver destroys a
@@ -130,21 +145,6 @@ std::map<std::string, CleanupCall> DeviceCleanupCalls() {
       {"cuDevicePrimaryCtxRelease", {one_retain}},
   };
 }
-
-SweepScenario Make(std::string name, std::function<Status(const CudaApi*)> run) {
-  SweepScenario scenario;
-  scenario.name = std::move(name);
-  scenario.run = std::move(run);
-  scenario.cleanup_calls = DeviceCleanupCalls();  // one built-in H200 (the default)
-  return scenario;
-}
-
-SweepScenario HeapScenario(std::string name, BufferParams params) {
-  return Make(std::move(name),
-              [params](const CudaApi* api) { return BufferRoundTrip(api, params); });
-}
-
-}  // namespace
 
 std::vector<SweepScenario> CoreScenarios() {
   std::vector<SweepScenario> scenarios;

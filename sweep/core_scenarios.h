@@ -9,6 +9,8 @@
 #ifndef CUHAL_SWEEP_CORE_SCENARIOS_H_
 #define CUHAL_SWEEP_CORE_SCENARIOS_H_
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "sweep/fault_sweep.h"
@@ -17,6 +19,10 @@ namespace cuhal::sweep {
 
 // Every scenario, in a fixed order (names are unique).
 std::vector<SweepScenario> CoreScenarios();
+
+// The device core's cleanup calls (failures destructors report through ReportDroppedStatus) and
+// what each leaves behind: the cleanup_calls of every scenario that creates a Device.
+std::map<std::string, CleanupCall> DeviceCleanupCalls();
 
 }  // namespace cuhal::sweep
 

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "core/symbols/api_status.h"
@@ -91,22 +93,71 @@ struct RunResult {
   fakecuda::Inventory live;
   std::string leak_report;
   std::vector<Status> dropped;
+  // NCCL (scenarios with run_with_nccl).
+  std::vector<std::string> nccl_log;
+  std::uint64_t nccl_calls = 0;
+  std::uint64_t nccl_injected = 0;
+  fakenccl::NcclInventory nccl_live;
+  std::string nccl_leak_report;
 };
 
-RunResult RunOnce(const SweepScenario& scenario, const fakecuda::FaultRule* rule) {
+// One run of the scenario with at most one of the rules (each limited to the calling thread when
+// the scenario asks for it).
+RunResult RunOnce(const SweepScenario& scenario, const fakecuda::FaultRule* rule,
+                  const fakenccl::NcclFaultRule* nccl_rule = nullptr) {
   RunResult result;
+  const std::thread::id self = std::this_thread::get_id();
+  std::optional<std::thread::id> only;
+  if (scenario.calling_thread_only) only = self;
   fakecuda::ScopedDriver driver(scenario.driver_options);
   CudaApi api;
   fakecuda::FillCudaApi(&api);
   driver->faults().EnableCallLog(true);
-  if (rule != nullptr) driver->faults().AddRule(*rule);
+  if (rule != nullptr) {
+    fakecuda::FaultRule limited = *rule;
+    limited.thread = only;
+    driver->faults().AddRule(std::move(limited));
+  }
+  // Declared after the driver: destroyed first (its queued work may use the driver).
+  std::optional<fakenccl::ScopedNccl> nccl;
+  NcclApi nccl_api;
+  if (scenario.run_with_nccl) {
+    nccl.emplace(scenario.nccl_options);
+    fakenccl::FillNcclApi(&nccl_api);
+    nccl->nccl().faults().EnableCallLog(true);
+    if (nccl_rule != nullptr) {
+      fakenccl::NcclFaultRule limited = *nccl_rule;
+      limited.thread = only;
+      nccl->nccl().faults().AddRule(std::move(limited));
+    }
+  }
   {
     DroppedCapture capture(&result.dropped);
-    result.status = scenario.run(&api);
+    result.status = scenario.run_with_nccl ? scenario.run_with_nccl(&api, &nccl_api)
+                                           : scenario.run(&api);
   }
-  result.log = driver->faults().CallLog();
-  result.calls = driver->faults().calls();
+  if (only.has_value()) {
+    result.log = driver->faults().CallLog(*only);
+    result.calls = result.log.size();
+  } else {
+    result.log = driver->faults().CallLog();
+    result.calls = driver->faults().calls();
+  }
   result.injected = driver->faults().injected();
+  if (nccl.has_value()) {
+    fakenccl::NcclFaultInjector& faults = nccl->nccl().faults();
+    if (only.has_value()) {
+      result.nccl_log = faults.CallLog(*only);
+      result.nccl_calls = result.nccl_log.size();
+    } else {
+      result.nccl_log = faults.CallLog();
+      result.nccl_calls = faults.calls();
+    }
+    result.nccl_injected = faults.injected();
+    result.nccl_live = nccl->nccl().LiveObjects();
+    result.nccl_leak_report = nccl->nccl().LeakReport();
+    nccl.reset();  // before the driver's inventory: its queued work holds fake streams
+  }
   result.live = driver->LiveObjects();
   result.leak_report = driver->LeakReport();
   return result;
@@ -128,6 +179,13 @@ CUresult ErrorFor(const SweepScenario& scenario, const std::string& entry) {
 std::string ErrorName(CUresult error) {
   std::string_view name = CudaResultEnumName(error);
   return name.empty() ? StrCat("CUresult ", static_cast<int>(error)) : std::string(name);
+}
+
+ncclResult_t NcclErrorFor(const SweepScenario& scenario, const std::string& entry) {
+  if (auto it = scenario.nccl_errors.find(entry); it != scenario.nccl_errors.end()) {
+    return it->second;
+  }
+  return ncclSystemError;
 }
 
 }  // namespace
@@ -159,6 +217,7 @@ std::string SweepReport::Summary() const {
     out += StrCat(" (", documented_leftovers,
                   " failed release(s) left the one object they could not release, as documented)");
   }
+  if (nccl_calls > 0) out += StrCat(" [", cuda_calls, " CUDA + ", nccl_calls, " NCCL calls]");
   if (!problems.empty()) out += StrCat(" -- ", problems.size(), " problem(s)");
   return out;
 }
@@ -170,56 +229,88 @@ std::string SweepReport::Problems(std::size_t limit) const {
   return out;
 }
 
-SweepReport RunFaultSweep(const SweepScenario& scenario) {
+SweepReport RunFaultSweep(const SweepScenario& scenario, const SweepProgress& progress) {
   SweepReport report;
   report.scenario = scenario.name;
   const bool verbose = Verbose();
 
   RunResult counting = RunOnce(scenario, nullptr);
-  report.calls = counting.calls;
+  report.cuda_calls = counting.calls;
+  report.nccl_calls = counting.nccl_calls;
+  report.calls = counting.calls + counting.nccl_calls;
   report.entries = counting.log;
+  report.entries.insert(report.entries.end(), counting.nccl_log.begin(), counting.nccl_log.end());
   if (!counting.status.ok()) {
     report.problems.push_back(StrCat("the scenario fails without any injected fault: ",
                                      counting.status.ToString()));
     return report;
   }
-  if (counting.live.Total() != 0) {
+  if (counting.live.Total() != 0 || counting.nccl_live.Total() != 0) {
     report.problems.push_back(StrCat("the scenario leaks without any injected fault: ",
-                                     counting.live.ToString(), "\n", counting.leak_report));
+                                     counting.live.ToString(), "; NCCL ",
+                                     counting.nccl_live.ToString(), "\n", counting.leak_report,
+                                     counting.nccl_leak_report));
     report.leaks++;
   }
-  if (counting.log.size() != counting.calls) {
-    report.problems.push_back(StrCat("the call log holds ", counting.log.size(),
-                                     " entries but ", counting.calls, " calls were counted"));
+  if (counting.log.size() != counting.calls || counting.nccl_log.size() != counting.nccl_calls) {
+    report.problems.push_back(StrCat("the call log holds ", counting.log.size(), " + ",
+                                     counting.nccl_log.size(), " entries but ", counting.calls,
+                                     " + ", counting.nccl_calls, " calls were counted"));
     return report;
   }
+  if (progress) progress(0, report.calls);
 
-  for (std::uint64_t k = 1; k <= report.calls; ++k) {
-    const std::string& expected_entry = counting.log[k - 1];
-    fakecuda::FaultRule rule;
-    rule.entry = "";  // any entry point: the k-th call overall
-    rule.mode = fakecuda::FaultRule::Mode::kNth;
-    rule.n = k;
-    rule.error = ErrorFor(scenario, expected_entry);
-
-    RunResult result = RunOnce(scenario, &rule);
+  for (std::uint64_t i = 1; i <= report.calls; ++i) {
+    // CUDA calls 1..cuda_calls first, then NCCL calls 1..nccl_calls.
+    const bool is_nccl = i > report.cuda_calls;
+    const std::uint64_t k = is_nccl ? i - report.cuda_calls : i;
+    const std::string& expected_entry = report.entries[i - 1];
     SweepRun run;
-    run.index = k;
-    run.entry = result.log.size() >= k ? result.log[k - 1] : std::string("(not reached)");
-    run.error = rule.error;
+    run.index = i;
+    run.nccl = is_nccl;
+    RunResult result;
+    std::uint64_t injected = 0;
+    std::string error_name;
+    if (!is_nccl) {
+      fakecuda::FaultRule rule;
+      rule.entry = "";  // any entry point: the k-th call overall
+      rule.mode = fakecuda::FaultRule::Mode::kNth;
+      rule.n = k;
+      rule.error = ErrorFor(scenario, expected_entry);
+      result = RunOnce(scenario, &rule);
+      run.entry = result.log.size() >= k ? result.log[k - 1] : std::string("(not reached)");
+      run.error = rule.error;
+      error_name = ErrorName(rule.error);
+      injected = result.injected + result.nccl_injected;
+    } else {
+      fakenccl::NcclFaultRule rule;
+      rule.entry = "";
+      rule.mode = fakenccl::NcclFaultRule::Mode::kNth;
+      rule.n = k;
+      rule.error = NcclErrorFor(scenario, expected_entry);
+      result = RunOnce(scenario, nullptr, &rule);
+      run.entry =
+          result.nccl_log.size() >= k ? result.nccl_log[k - 1] : std::string("(not reached)");
+      run.nccl_error = rule.error;
+      error_name = std::string(NcclResultEnumName(rule.error));
+      injected = result.injected + result.nccl_injected;
+    }
     run.status = result.status;
     run.dropped = result.dropped;
     run.leaked = result.live;
-    run.leak_report = result.leak_report;
-    report.injected += result.injected;
+    run.nccl_leaked = result.nccl_live;
+    run.leak_report = result.leak_report + result.nccl_leak_report;
+    report.injected += injected;
 
-    const std::string where = StrCat(scenario.name, ": call ", k, " of ", report.calls, " (",
-                                     run.entry, " -> ", ErrorName(rule.error), ")");
+    const std::string where =
+        StrCat(scenario.name, ": call ", i, " of ", report.calls, " (", is_nccl ? "NCCL " : "",
+               run.entry, " -> ", error_name, ")");
     std::vector<std::string> issues;
-    if (result.injected != 1 || run.entry != expected_entry) {
-      issues.push_back(StrCat("not deterministic: the counting run's call ", k, " was ",
-                              expected_entry, ", this run's is ", run.entry, " and ",
-                              result.injected, " fault(s) were injected"));
+    if (injected != 1 || run.entry != expected_entry) {
+      issues.push_back(StrCat("not deterministic: the counting run's ",
+                              is_nccl ? "NCCL" : "CUDA", " call ", k, " was ", expected_entry,
+                              ", this run's is ", run.entry, " and ", injected,
+                              " fault(s) were injected"));
     }
     const auto cleanup = scenario.cleanup_calls.find(run.entry);
     const bool is_cleanup = cleanup != scenario.cleanup_calls.end();
@@ -241,14 +332,17 @@ SweepReport RunFaultSweep(const SweepScenario& scenario) {
       issues.push_back(StrCat("the returned error does not name ", run.entry, ": ",
                               run.status.ToString()));
     }
-    if (run.leaked.Total() != 0) {
+    if (run.leaked.Total() != 0 || run.nccl_leaked.Total() != 0) {
       const bool explained = run.recovered || (is_cleanup && !run.status.ok() &&
                                                NamesEntry(run.status.message(), run.entry));
-      if (explained && Within(run.leaked, cleanup->second.may_leave)) {
+      if (explained && Within(run.leaked, cleanup->second.may_leave) &&
+          run.nccl_leaked.communicators <= cleanup->second.nccl_may_leave.communicators &&
+          run.nccl_leaked.reduction_ops <= cleanup->second.nccl_may_leave.reduction_ops) {
         run.documented_leftover = true;
       } else {
         report.leaks++;
-        issues.push_back(StrCat("leaked ", run.leaked.ToString(), ":\n", run.leak_report));
+        issues.push_back(StrCat("leaked ", run.leaked.ToString(), "; NCCL ",
+                                run.nccl_leaked.ToString(), ":\n", run.leak_report));
       }
     }
     if (run.recovered) report.recovered++;
@@ -257,6 +351,9 @@ SweepReport RunFaultSweep(const SweepScenario& scenario) {
       std::cout << "  " << where << ": "
                 << (run.status.ok() ? std::string("OK (recovered)") : run.status.ToString())
                 << (run.leaked.Total() != 0 ? StrCat(" [left ", run.leaked.ToString(), "]") : "")
+                << (run.nccl_leaked.Total() != 0
+                        ? StrCat(" [left NCCL ", run.nccl_leaked.ToString(), "]")
+                        : "")
                 << "\n";
     }
     for (const std::string& issue : issues) {
@@ -265,6 +362,7 @@ SweepReport RunFaultSweep(const SweepScenario& scenario) {
                                        "\n    dropped: ", DescribeDropped(run.dropped)));
     }
     report.runs.push_back(std::move(run));
+    if (progress) progress(i, report.calls);
   }
   return report;
 }

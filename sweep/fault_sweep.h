@@ -34,9 +34,16 @@
 //
 // Adding a scenario: write a `Status(const CudaApi*)` function that creates, uses and destroys
 // core objects (everything it makes must be gone when it returns), list its cleanup calls,
-// and add one entry to CoreScenarios() in sweep/core_scenarios.cc. Scenarios that also use NCCL
-// (channels) capture the fakenccl table in their lambda; sweeping NCCL calls as well needs a
-// fault injector in fakenccl, which plugs in as a second call counter here.
+// and add one entry to CoreScenarios() in sweep/core_scenarios.cc.
+//
+// Scenarios that also use NCCL (channels, sweep/channel_scenarios.h) set `run_with_nccl` instead
+// of `run`: each run then also gets a fresh fakenccl (installed, its call log on), whose
+// NcclFaultInjector is a second call counter. The NCCL calls are swept after the CUDA calls, one
+// NcclFaultRule{kNth, n = k} per call, with the same checks; live communicators after a run count
+// as leaks too (CleanupCall::nccl_may_leave). Scenarios whose ranks are threads set
+// `calling_thread_only`: only the calls made on the thread that runs the scenario (one rank's) are
+// counted, logged and failed, because the interleaving of the other threads' calls is not
+// deterministic; the other ranks must still end cleanly (no hang, no leak).
 #ifndef CUHAL_SWEEP_FAULT_SWEEP_H_
 #define CUHAL_SWEEP_FAULT_SWEEP_H_
 
@@ -50,7 +57,9 @@
 
 #include "core/base/status.h"
 #include "core/symbols/cuda_api.h"
+#include "core/symbols/nccl_api.h"
 #include "fakecuda/fake_driver.h"
+#include "fakenccl/fake_nccl.h"
 
 namespace cuhal::sweep {
 
@@ -62,6 +71,8 @@ struct CleanupCall {
   // releases that a later, broader release covers (a stream or an allocation is destroyed with
   // its context when the primary context is released).
   fakecuda::Inventory may_leave;
+  // Likewise for fakenccl's objects (scenarios with run_with_nccl).
+  fakenccl::NcclInventory nccl_may_leave{};
 };
 
 struct SweepScenario {
@@ -76,6 +87,16 @@ struct SweepScenario {
   // that is CUDA_SUCCESS, SensibleError(entry).
   std::map<std::string, CUresult> errors;
   CUresult default_error = CUDA_SUCCESS;
+
+  // Instead of `run`, for scenarios that use NCCL: gets the fakenccl table too (see the top of
+  // this file). Exactly one of `run` and `run_with_nccl` is set.
+  std::function<Status(const CudaApi* api, const NcclApi* nccl)> run_with_nccl;
+  // The fake NCCL each run gets (fresh each time).
+  fakenccl::NcclOptions nccl_options;
+  // The error injected into each NCCL entry point; entries not listed get ncclSystemError.
+  std::map<std::string, ncclResult_t> nccl_errors;
+  // Count, log and fail only the calls made on the thread that calls `run`/`run_with_nccl`.
+  bool calling_thread_only = false;
 };
 
 // The error a real driver would plausibly return from `entry`: CUDA_ERROR_NO_DEVICE for cuInit,
@@ -88,9 +109,12 @@ struct SweepRun {
   std::uint64_t index = 0;  // 1-based call index
   std::string entry;        // the entry point that failed
   CUresult error = CUDA_SUCCESS;
+  bool nccl = false;                     // the failed call was an NCCL call (nccl_error)
+  ncclResult_t nccl_error = ncclSuccess;
   Status status;                  // what the scenario returned
   std::vector<Status> dropped;    // what reached ReportDroppedStatus
   fakecuda::Inventory leaked;     // live objects after the scenario returned
+  fakenccl::NcclInventory nccl_leaked;
   std::string leak_report;
   bool recovered = false;            // OK, the failure of a cleanup call reported
   bool documented_leftover = false;  // left what CleanupCall::may_leave allows
@@ -98,12 +122,14 @@ struct SweepRun {
 
 struct SweepReport {
   std::string scenario;
-  std::uint64_t calls = 0;     // calls of the counting run
+  std::uint64_t calls = 0;     // calls of the counting run (CUDA and NCCL)
+  std::uint64_t cuda_calls = 0;  // of which CUDA calls (swept first)
+  std::uint64_t nccl_calls = 0;  // and NCCL calls (swept after them)
   std::uint64_t injected = 0;  // faults actually injected (one per run that reached its call)
   int leaks = 0;               // runs that left undocumented live objects
   int recovered = 0;             // runs that ended OK, a cleanup call's failure reported
   int documented_leftovers = 0;  // runs that left what a failed cleanup call may leave
-  std::vector<std::string> entries;  // the counting run's call log
+  std::vector<std::string> entries;  // the counting run's call log (CUDA, then NCCL)
   std::vector<SweepRun> runs;
   std::vector<std::string> problems;
 
@@ -115,10 +141,16 @@ struct SweepReport {
   [[nodiscard]] std::string Problems(std::size_t limit = 20) const;
 };
 
+// Called by RunFaultSweep on its own thread: once after the counting run with (0, total), then
+// after each injected-failure run with (runs done so far, total), total being the calls swept.
+// Not called when the counting run fails.
+using SweepProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
 // Runs the sweep (see the top of this file). Installs fakecuda drivers (one at a time) and a
 // dropped-status handler for its duration: do not run two sweeps at once in one process.
-// Set CUHAL_SWEEP_VERBOSE=1 to print every run's injected call and returned status.
-SweepReport RunFaultSweep(const SweepScenario& scenario);
+// Set CUHAL_SWEEP_VERBOSE=1 to print every run's injected call and returned status. `progress`,
+// when set, is told how far the sweep has got (for progress bars).
+SweepReport RunFaultSweep(const SweepScenario& scenario, const SweepProgress& progress = {});
 
 }  // namespace cuhal::sweep
 

@@ -1,8 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 #include "core/device/device.h"
 
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "core/driver/context_scope.h"
@@ -91,6 +93,15 @@ void Device::DestroyResources() noexcept {
 
 Device::~Device() {
   const std::string context = StrCat("destroying device ", identifier_);
+  {
+    std::lock_guard<std::mutex> lock(channel_mu_);
+    channel_provider_.reset();  // before the queues
+  }
+  if (const int live = live_channels(); live != 0) {
+    ReportDroppedStatus(FailedPreconditionError(
+        StrCat(context, ": ", live,
+               " channel(s) are still alive; channels must be destroyed before their device")));
+  }
   if (allocator_ || pools_ || !queues_.empty()) {
     StatusOr<ContextScope> scope = ContextScope::Enter(api_, context_);
     if (!scope.ok()) {
@@ -126,6 +137,90 @@ Status Device::ReplaceAllocator(std::unique_ptr<Allocator> allocator) {
   allocator_.swap(allocator);  // `allocator` now holds the previous one
   allocator.reset();
   return scope.Exit().AddContext(context);
+}
+
+void Device::ReplaceChannelProvider(std::shared_ptr<ChannelProvider> provider) {
+  std::lock_guard<std::mutex> lock(channel_mu_);
+  channel_provider_.swap(provider);
+  // The previous provider (now in `provider`) is released after the lock.
+}
+
+std::shared_ptr<ChannelProvider> Device::channel_provider() const {
+  std::lock_guard<std::mutex> lock(channel_mu_);
+  return channel_provider_;
+}
+
+StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& params) {
+  const std::string context = StrCat("creating channel on device ", identifier_);
+  CUHAL_RETURN_IF_ERROR(RequireNcclTable(nccl_, context));
+  const int selected = std::popcount(params.queue_affinity);
+  const int queue_index = std::countr_zero(params.queue_affinity);
+  if (selected != 1 || queue_index >= queue_count()) {
+    char mask[32];
+    std::snprintf(mask, sizeof(mask), "0x%llx",
+                  static_cast<unsigned long long>(params.queue_affinity));
+    return InvalidArgumentError(StrCat(
+        context, ": queue affinity ", mask, " must select exactly one of the device's ",
+        queue_count(), " queue(s) (one bit below bit ", queue_count(), "); it selects ", selected,
+        selected == 1 ? StrCat(", queue ", queue_index, ", which does not exist") : ""));
+  }
+  std::shared_ptr<ChannelProvider> provider = channel_provider();
+
+  int rank = params.rank;
+  int count = params.count;
+  if (rank == kChannelRankDefault || count == kChannelCountDefault) {
+    if (provider == nullptr) {
+      return FailedPreconditionError(StrCat(
+          context, ": the default ", rank == kChannelRankDefault ? "rank" : "count",
+          " was requested but the device has no channel provider to ask "
+          "(Device::ReplaceChannelProvider), and ChannelParams gives rank ",
+          params.rank, ", count ", params.count));
+    }
+    CUHAL_ASSIGN_OR_RETURN(RankAndCount defaults, provider->QueryDefaultRankAndCount(), context,
+                           ": querying the default rank and count");
+    if (rank == kChannelRankDefault) rank = defaults.rank;
+    if (count == kChannelCountDefault) count = defaults.count;
+  }
+  if (count < 1 || rank < 0 || rank >= count) {
+    return InvalidArgumentError(StrCat(context, ": rank ", rank, " and count ", count,
+                                       " do not satisfy 0 <= rank < count"));
+  }
+
+  ChannelId id{};
+  if (params.id.empty()) {
+    if (provider == nullptr) {
+      return FailedPreconditionError(
+          StrCat(context,
+                 ": the default channel id was requested (ChannelParams::id is empty) but the "
+                 "device has no channel provider to exchange it (Device::ReplaceChannelProvider)"));
+    }
+    if (rank == 0) {
+      ncclUniqueId unique_id;
+      std::memset(&unique_id, 0, sizeof(unique_id));
+      if (Status made = CUHAL_NCCL(nccl_, ncclGetUniqueId, &unique_id); !made.ok()) {
+        made.AddContext(StrCat(context, ": making the channel id as rank 0"));
+        provider->Fail(params.group, rank, made);
+        return made;
+      }
+      std::memcpy(id.data(), unique_id.internal, kChannelIdSize);
+    }
+    CUHAL_RETURN_IF_ERROR(provider->ExchangeId(params.group, rank, count, id), context);
+  } else if (params.id.size() != kChannelIdSize) {
+    return InvalidArgumentError(StrCat(context, ": the channel id must be ", kChannelIdSize,
+                                       " bytes (an ncclUniqueId) but ", params.id.size(),
+                                       " were given"));
+  } else {
+    std::memcpy(id.data(), params.id.data(), kChannelIdSize);
+  }
+  if (IsZeroChannelId(id)) {
+    return InvalidArgumentError(
+        StrCat(context, ": the channel id is all zeros (no id was made or exchanged)"));
+  }
+  CUHAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<Channel> channel,
+      Channel::Create(*this, queue(queue_index), id, rank, count), context, " (rank ", rank,
+      " of ", count, ", queue ", queue_index, ")");
+  return channel;
 }
 
 Queue& Device::queue(int index) const {

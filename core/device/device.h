@@ -1,12 +1,13 @@
 // Copyright 2026 The cuhal Authors.
-// Device: one CUDA device opened for use: its primary context, queues, memory pools and
-// allocator. The object everything else of the core (buffers, and later semaphores, command
-// buffers, executables, channels) is made from.
+// Device: one CUDA device opened for use: its primary context, queues, memory pools, allocator
+// and channel provider. The object everything else of the core (buffers, channels, and later
+// semaphores, command buffers, executables) is made from.
 #ifndef CUHAL_CORE_DEVICE_DEVICE_H_
 #define CUHAL_CORE_DEVICE_DEVICE_H_
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "core/base/status_or.h"
+#include "core/channel/channel.h"
+#include "core/channel/channel_provider.h"
 #include "core/device/device_params.h"
 #include "core/device/queue.h"
 #include "core/driver/driver.h"
@@ -47,21 +50,26 @@ struct ProfilingOptions {
 // streams (last queue first), then release the primary context.
 //
 // Ownership: the caller owns the Device (unique_ptr). It borrows the tables (they must outlive
-// it; the Driver object itself need not). It owns its queues, pools and allocator; Buffers
-// borrow the allocator and must be destroyed before the Device (a Device destroyed with live
-// buffers reports FAILED_PRECONDITION through ReportDroppedStatus). Destruction must not run
-// concurrently with any other use.
-// Thread-safety: every const method, queue(i), allocator(), Trim, Synchronize, QueryI64 and the
-// profiling hooks may be called from any thread concurrently. ReplaceAllocator must not run
-// concurrently with any use of the allocator (it changes what allocator() returns).
+// it; the Driver object itself need not). It owns its queues, pools and allocator and shares its
+// ChannelProvider. Buffers borrow the allocator, and Channels borrow the Device and one of its
+// queues: both must be destroyed before the Device (a Device destroyed with live buffers or live
+// channels reports FAILED_PRECONDITION through ReportDroppedStatus; destroy channels first, then
+// synchronize, then destroy buffers, then the Device). Destruction must not run concurrently with
+// any other use.
+// Thread-safety: every const method, queue(i), allocator(), Trim, Synchronize, QueryI64, the
+// profiling hooks, CreateChannel and ReplaceChannelProvider may be called from any thread
+// concurrently. ReplaceAllocator must not run concurrently with any use of the allocator (it
+// changes what allocator() returns).
 // Stream ordering: the Device enqueues nothing itself; each Queue orders its own work (see
-// Queue). Synchronize waits for all queues; Trim and the pool statistics see only frees that the
-// host has already observed complete.
+// Queue), and a Channel enqueues its operations on the queue its affinity picked. Synchronize
+// waits for all queues; Trim and the pool statistics see only frees that the host has already
+// observed complete.
 //
-// Channels (NCCL, a later issue) slot in without reshaping this class: CreateChannel needs the
-// NCCL table (nccl_api(), null when the driver has none: UNAVAILABLE, see Driver::RequireNccl),
-// the queues (a queue affinity, a 64-bit mask, picks the queue whose stream the communicator
-// uses) and a replaceable ChannelProvider member (destroyed before the queues).
+// Channels (NCCL): CreateChannel needs the NCCL table (nccl_api(); without one it is
+// UNAVAILABLE naming libnccl.so.2), a queue affinity (a 64-bit mask with exactly one bit, a queue
+// below queue_count(), picks the queue whose stream the communicator uses), and, for default
+// ranks, counts or ids, the device's ChannelProvider (ReplaceChannelProvider). The provider is
+// released at the start of destruction, before the queues.
 class Device {
  public:
   // Opens device `ordinal` of `driver` (see the class comment). Errors: INVALID_ARGUMENT from
@@ -103,6 +111,28 @@ class Device {
   // the caller's context afterwards.
   [[nodiscard]] Status ReplaceAllocator(std::unique_ptr<Allocator> allocator);
 
+  // Makes `provider` the device's ChannelProvider (null removes it); channels created earlier are
+  // unaffected.
+  void ReplaceChannelProvider(std::shared_ptr<ChannelProvider> provider);
+  [[nodiscard]] std::shared_ptr<ChannelProvider> channel_provider() const;
+  // Channels made from this device (splits included) that are still alive.
+  [[nodiscard]] int live_channels() const noexcept {
+    return live_channels_.load(std::memory_order_relaxed);
+  }
+
+  // Creates this device's participant of a collective group (IREE's create_channel), in this
+  // order: the NCCL table must be present (else UNAVAILABLE naming libnccl.so.2 and the nccl.h
+  // version cuhal was built against); the queue affinity must pick exactly one queue (else
+  // INVALID_ARGUMENT naming the mask); a default rank or count is asked of the provider (none set:
+  // FAILED_PRECONDITION), and rank/count must then satisfy 0 <= rank < count (INVALID_ARGUMENT);
+  // with an empty params.id, rank 0 makes an id (ncclGetUniqueId) and the provider exchanges it
+  // under params.group (none set: FAILED_PRECONDITION); a given id must be kChannelIdSize bytes
+  // (INVALID_ARGUMENT naming the size) and no id may be all zero (INVALID_ARGUMENT). Finally
+  // ncclCommInitRank (blocking) in the device's context. A failure before the exchange completed
+  // is also reported to the provider (ChannelProvider::Fail) so the other ranks stop waiting.
+  // Every error is under "creating channel on device <identifier>".
+  [[nodiscard]] StatusOr<std::unique_ptr<Channel>> CreateChannel(const ChannelParams& params = {});
+
   // The memory pools, or null when async allocations are off or unsupported.
   [[nodiscard]] MemoryPools* pools() const noexcept { return pools_.get(); }
   // Both pools' statistics. FAILED_PRECONDITION when the device has no pools.
@@ -133,6 +163,8 @@ class Device {
   [[nodiscard]] bool profiling() const;
 
  private:
+  friend class Channel;  // counts itself in live_channels_
+
   Device(const CudaApi* api, const NcclApi* nccl, DeviceInfo info, DeviceParams params,
          std::string identifier)
       : api_(api),
@@ -160,6 +192,10 @@ class Device {
   std::vector<std::unique_ptr<Queue>> queues_;
   std::unique_ptr<MemoryPools> pools_;
   std::unique_ptr<Allocator> allocator_;
+
+  mutable std::mutex channel_mu_;
+  std::shared_ptr<ChannelProvider> channel_provider_;  // guarded by channel_mu_
+  std::atomic<int> live_channels_{0};                  // changed by Channel
 
   mutable std::mutex profiling_mu_;
   bool profiling_ = false;  // guarded by profiling_mu_
