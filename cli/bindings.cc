@@ -1,6 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 #include "cli/bindings.h"
 
+#include <cstdio>
+#include <fstream>
 #include <utility>
 
 #include "core/symbols/real_loader.h"
@@ -15,6 +17,29 @@ struct FakeCudaOwner {
   fakecuda::ScopedDriver driver;
   CudaApi api;
 };
+
+// As FakeCudaOwner, for a driver made (and validated) by the caller: installs it for the owner's
+// lifetime and restores the previously installed one afterwards.
+class InstalledFakeCuda {
+ public:
+  explicit InstalledFakeCuda(std::unique_ptr<fakecuda::FakeDriver> driver)
+      : driver_(std::move(driver)), previous_(fakecuda::Installed()) {
+    fakecuda::Install(driver_.get());
+    fakecuda::FillCudaApi(&api_);
+  }
+  ~InstalledFakeCuda() { fakecuda::Install(previous_); }
+  InstalledFakeCuda(const InstalledFakeCuda&) = delete;             // restores once
+  InstalledFakeCuda& operator=(const InstalledFakeCuda&) = delete;  // ditto
+
+  const CudaApi* api() const { return &api_; }
+
+ private:
+  std::unique_ptr<fakecuda::FakeDriver> driver_;
+  fakecuda::FakeDriver* previous_;
+  CudaApi api_;
+};
+
+constexpr int kMaxFakeDevices = 64;
 
 struct FakeNcclOwner {
   fakenccl::ScopedNccl nccl;
@@ -39,6 +64,50 @@ StatusOr<CudaBinding> BindCuda(BackendKind kind) {
   std::shared_ptr<const RealCuda> owner = std::move(real);
   const CudaApi* api = &owner->api();
   return CudaBinding{std::move(owner), api, std::move(source)};
+}
+
+StatusOr<CudaBinding> BindFakeCuda(fakecuda::DriverOptions options) {
+  std::string error;
+  std::unique_ptr<fakecuda::FakeDriver> driver =
+      fakecuda::FakeDriver::Create(std::move(options), &error);
+  if (driver == nullptr) {
+    return InvalidArgumentError(StrCat("the fake CUDA driver refused its options: ", error));
+  }
+  auto owner = std::make_shared<InstalledFakeCuda>(std::move(driver));
+  const CudaApi* api = owner->api();
+  return CudaBinding{std::move(owner), api, "fake"};
+}
+
+StatusOr<std::vector<fakecuda::DeviceProfile>> FakeDeviceProfiles(const std::string& profile_path,
+                                                                  int count) {
+  if (count < 1 || count > kMaxFakeDevices) {
+    return InvalidArgumentError(
+        StrCat("--count must be between 1 and ", kMaxFakeDevices, ", got ", count));
+  }
+  fakecuda::DeviceProfile profile = fakecuda::BuiltinH200Profile();
+  if (!profile_path.empty()) {
+    if (!std::ifstream(profile_path)) {
+      return NotFoundError(StrCat(profile_path, ": cannot open for reading"));
+    }
+    std::string error;
+    if (!fakecuda::LoadProfile(profile_path, &profile, &error)) {
+      return InvalidArgumentError(StrCat("malformed device profile: ", error));
+    }
+  }
+  std::vector<fakecuda::DeviceProfile> devices;
+  for (int i = 0; i < count; ++i) {
+    devices.push_back(profile);
+    // The next UUID (a 128-bit increment) and the next PCI bus number.
+    for (int b = 15; b >= 0 && ++profile.uuid[static_cast<std::size_t>(b)] == 0; --b) {
+    }
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    if (std::sscanf(profile.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus + 1) & 0xffu, dev, fn);
+      profile.pci_bus_id = text;
+    }
+  }
+  return devices;
 }
 
 StatusOr<NcclBinding> BindNccl(BackendKind kind) {

@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/status_or.h"
 #include "core/symbols/cuda_api.h"
 #include "core/symbols/nccl_api.h"
+#include "fakecuda/fake_driver.h"
 
 namespace cuhal::cli {
 
@@ -42,6 +44,17 @@ struct NcclBinding {
 // set); a missing library or entry is UNAVAILABLE naming it.
 [[nodiscard]] StatusOr<CudaBinding> BindCuda(BackendKind kind);
 [[nodiscard]] StatusOr<NcclBinding> BindNccl(BackendKind kind);
+// The fake binding with these driver options (devices, schedule). INVALID_ARGUMENT with the
+// fake's reason when it refuses the options.
+[[nodiscard]] StatusOr<CudaBinding> BindFakeCuda(fakecuda::DriverOptions options);
+
+// `count` fake devices made from the profile in the JSON file `profile_path` (the built-in H200
+// when empty). Each copy after the first gets its own UUID (the previous one plus 1) and PCI bus
+// id (the next bus number), as distinct GPUs of one machine have. Errors: INVALID_ARGUMENT for a
+// count outside [1, 64] or a malformed profile (naming the file and the JSON position or field),
+// NOT_FOUND for a file that cannot be read.
+[[nodiscard]] StatusOr<std::vector<fakecuda::DeviceProfile>> FakeDeviceProfiles(
+    const std::string& profile_path, int count);
 
 }  // namespace cuhal::cli
 

@@ -1,22 +1,32 @@
 // Copyright 2026 The cuhal Authors.
-// Runs the `cuhal` binary (CUHAL_CLI_PATH) as a separate process.
+// Runs the `cuhal` binary (CUHAL_CLI_PATH) as a separate process: every subcommand, and each kind
+// of bad input (exit status and the message's key words).
+#include <dlfcn.h>
 #include <nccl.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+
+constexpr char kH200Path[] = CUHAL_SOURCE_DIR "/fakecuda/profiles/h200.json";
+constexpr char kH200Uuid[] = "GPU-c976d970-a675-9a33-79fb-2ae73062e153";
 
 struct Result {
   int exit_code = -1;  // -1 when the process did not exit normally
@@ -47,6 +57,29 @@ Result RunCuhal(const std::string& args, const std::string& env = "") {
   std::remove(out_path.c_str());
   std::remove(err_path.c_str());
   return result;
+}
+
+// A temporary file holding `text`, removed with the object.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& text)
+      : path_(::testing::TempDir() + "cuhal_cli_" + name) {
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;             // removes the file once
+  TempFile& operator=(const TempFile&) = delete;  // ditto
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The committed H200 profile with `field` replaced by `value` (JSON text).
+std::string H200With(const std::string& field, const nlohmann::json& value) {
+  nlohmann::json profile = nlohmann::json::parse(ReadFile(kH200Path));
+  profile[field] = value;
+  return profile.dump();
 }
 
 std::string ExpectedNcclLine() {
@@ -105,4 +138,344 @@ TEST(CliTest, RealBackendWithMissingLibraryNamesIt) {
   EXPECT_THAT(r.out, Not(HasSubstr("CUDA driver API")));
 }
 
+// --- every level has --help -------------------------------------------------------------------
+
+TEST(CliTest, HelpOnEveryLevel) {
+  for (const char* command : {"", "version", "devices", "demo", "sweep", "profile",
+                              "profile capture", "profile show"}) {
+    const Result r = RunCuhal(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_THAT(r.out, HasSubstr("Usage:")) << command;
+    EXPECT_THAT(r.out, HasSubstr("--help")) << command;
+  }
+  const Result top = RunCuhal("--help");
+  for (const char* sub : {"version", "devices", "demo", "sweep", "profile"}) {
+    EXPECT_THAT(top.out, HasSubstr(sub));
+  }
+}
+
+TEST(CliTest, UnknownFlagFails) {
+  const Result r = RunCuhal("devices --frobnicate");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("--frobnicate"));
+}
+
+// --- devices -------------------------------------------------------------------------------------
+
+TEST(CliTest, DevicesPrintsATable) {
+  const Result r = RunCuhal("devices");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("CUDA driver API (fake): 13000 (13.0), 1 device\n"));
+  EXPECT_THAT(r.out, ContainsRegex("ORDINAL +NAME +UUID +PCI BUS ID +MEMORY"));
+  EXPECT_THAT(r.out, ContainsRegex(std::string("0 +NVIDIA H200 +") + kH200Uuid +
+                                   " +0000:00:06.0 +139.8 GiB +9.0 +132 +yes"));
+  EXPECT_THAT(r.err, IsEmpty());
+}
+
+TEST(CliTest, DevicesJsonParsesBack) {
+  const Result r = RunCuhal("devices --count 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["backend"], "fake");
+  EXPECT_EQ(doc["driver_version"], 13000);
+  EXPECT_EQ(doc["device_count"], 3);
+  ASSERT_EQ(doc["devices"].size(), 3u);
+  std::set<std::string> uuids, buses;
+  for (int i = 0; i < 3; ++i) {
+    const nlohmann::json& d = doc["devices"][static_cast<std::size_t>(i)];
+    EXPECT_EQ(d["ordinal"], i);
+    EXPECT_EQ(d["name"], "NVIDIA H200");
+    EXPECT_EQ(d["total_memory"], 150109880320ull);
+    EXPECT_EQ(d["compute_capability"], "9.0");
+    EXPECT_EQ(d["multiprocessor_count"], 132);
+    EXPECT_EQ(d["memory_pools_supported"], true);
+    uuids.insert(d["uuid"].get<std::string>());
+    buses.insert(d["pci_bus_id"].get<std::string>());
+  }
+  EXPECT_EQ(doc["devices"][0]["uuid"], kH200Uuid);
+  EXPECT_EQ(uuids.size(), 3u) << "each fake device has its own UUID";
+  EXPECT_EQ(buses.size(), 3u) << "and its own PCI bus id";
+}
+
+TEST(CliTest, DevicesFromAProfileFile) {
+  TempFile profile("custom.json", H200With("name", "Test GPU 9000"));
+  const Result r = RunCuhal("devices --json --count 2 --profile '" + profile.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["devices"].size(), 2u);
+  EXPECT_EQ(doc["devices"][1]["name"], "Test GPU 9000");
+}
+
+TEST(CliTest, DevicesRealBackendWithoutADriverNamesLibcuda) {
+  if (void* libcuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); libcuda != nullptr) {
+    ::dlclose(libcuda);
+    GTEST_SKIP() << "libcuda.so.1 is installed here: nothing to report missing";
+  }
+  const Result r = RunCuhal("devices --backend real", "unset CUHAL_LIBCUDA_PATH;");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal devices: UNAVAILABLE"));
+  EXPECT_THAT(r.err, HasSubstr("libcuda.so.1"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, DevicesRealBackendWithAMissingLibraryNamesItsPath) {
+  const Result r = RunCuhal("devices --backend real",
+                            "CUHAL_LIBCUDA_PATH=/nonexistent/cuhal-test/libcuda.so.1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/libcuda.so.1"));
+}
+
+TEST(CliTest, DevicesFakeOnlyFlagsNeedTheFake) {
+  const Result r = RunCuhal("devices --backend real --count 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--backend fake"));
+}
+
+TEST(CliTest, DevicesBadCount) {
+  for (const char* count : {"0", "65", "-1"}) {
+    const Result r = RunCuhal(std::string("devices --count ") + count);
+    EXPECT_EQ(r.exit_code, 1) << count;
+    EXPECT_THAT(r.err, HasSubstr("--count must be between 1 and 64")) << count;
+  }
+  const Result words = RunCuhal("devices --count many");
+  EXPECT_NE(words.exit_code, 0);
+  EXPECT_THAT(words.err, HasSubstr("many"));
+}
+
+TEST(CliTest, DevicesMissingProfile) {
+  const Result r = RunCuhal("devices --profile /nonexistent/cuhal-test/p.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/p.json: cannot open for reading"));
+}
+
+TEST(CliTest, DevicesMalformedProfileSaysWhere) {
+  TempFile profile("devices_bad.json", "{\"name\": \"x\",\n  \"uuid\": oops}");
+  const Result r = RunCuhal("devices --profile '" + profile.path() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(profile.path()));
+  EXPECT_THAT(r.err, HasSubstr("line 2, column"));
+}
+
+// --- demo ----------------------------------------------------------------------------------------
+
+TEST(CliTest, DemoRunsOnTheFakeAndVerifiesEveryStep) {
+  const Result r = RunCuhal("demo");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.err, IsEmpty());
+  EXPECT_THAT(r.out, HasSubstr("on the fake CUDA driver and fake NCCL (no GPU needed)"));
+  EXPECT_THAT(r.out, HasSubstr("4 devices"));
+  EXPECT_THAT(r.out, HasSubstr("Opened device 0 (cuda:0)"));
+  EXPECT_THAT(r.out, HasSubstr("all 65536 values\n   match. Verified."));
+  EXPECT_THAT(r.out, HasSubstr("every value is one more than before. Verified."));
+  EXPECT_THAT(r.out, HasSubstr("Pool statistics"));
+  EXPECT_THAT(r.out, ContainsRegex("device-local pool +32.0 MiB +256.0 KiB"));
+  EXPECT_THAT(r.out, ContainsRegex("other pool +32.0 MiB +256.0 KiB"));
+  EXPECT_THAT(r.out, ContainsRegex("device-local pool +0 B +0 B +32.0 MiB"));
+  EXPECT_THAT(r.out, HasSubstr("2 allocations, 2 frees, 0 live"));
+  EXPECT_THAT(r.out, ContainsRegex("3 +3 +4 +10\n"));
+  EXPECT_THAT(r.out, HasSubstr("Device::CreateChannel"));
+  EXPECT_THAT(r.out, HasSubstr("all-reduce result verified"));
+  EXPECT_THAT(r.out, HasSubstr("hold no live object (no leaks)"));
+}
+
+TEST(CliTest, DemoOutputIsDeterministic) {
+  const Result first = RunCuhal("demo --backend fake");
+  const Result second = RunCuhal("demo");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+}
+
+TEST(CliTest, DemoRealBackendWithAMissingLibraryNamesIt) {
+  const Result r = RunCuhal("demo --backend real",
+                            "CUHAL_LIBCUDA_PATH=/nonexistent/cuhal-test/libcuda.so.1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal demo: UNAVAILABLE"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/libcuda.so.1"));
+}
+
+// --- sweep ---------------------------------------------------------------------------------------
+
+TEST(CliTest, SweepListShowsTheScenarios) {
+  const Result r = RunCuhal("sweep --list");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("driver create\n"));
+  EXPECT_THAT(r.out, HasSubstr("device create/destroy\n"));
+  EXPECT_THAT(r.out, HasSubstr("pools and trim\n"));
+  EXPECT_THAT(r.out, HasSubstr("buffers: device-local pool, adversarial schedule\n"));
+}
+
+TEST(CliTest, SweepOneScenario) {
+  const Result r = RunCuhal("sweep 'driver create'");
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, ContainsRegex("SCENARIO +CALLS SWEPT +FAILURES INJECTED +LEAKS +CRASHES"));
+  // Every call swept was failed once; no leak, no crash.
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(r.out, row,
+                                std::regex("driver create +([0-9]+) +([0-9]+) +([0-9]+) +"
+                                           "([0-9]+) +ok\n")))
+      << r.out;
+  EXPECT_GT(std::stoi(row[1]), 0);
+  EXPECT_EQ(row[1], row[2]);
+  EXPECT_EQ(row[3], "0") << "leaks";
+  EXPECT_EQ(row[4], "0") << "crashes";
+  // Not a terminal: one progress line per scenario on stderr, no bar.
+  EXPECT_THAT(r.err, HasSubstr("[1/1] driver create: ok ("));
+  EXPECT_THAT(r.err, Not(HasSubstr("\r")));
+}
+
+TEST(CliTest, SweepWithASeed) {
+  const Result r = RunCuhal("sweep --seed 42 'buffers: device-local pool, adversarial schedule'");
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("seed 42"));
+  EXPECT_THAT(r.out, ContainsRegex("adversarial schedule +[0-9]+ +[0-9]+ +0 +0 +ok"));
+}
+
+TEST(CliTest, SweepUnknownScenarioFails) {
+  const Result r = RunCuhal("sweep nonexistent");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no scenario named 'nonexistent'"));
+  EXPECT_THAT(r.err, HasSubstr("--list"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, SweepBadSeedFails) {
+  const Result r = RunCuhal("sweep --seed lots");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("lots"));
+}
+
+// --- profile -------------------------------------------------------------------------------------
+
+TEST(CliTest, ProfileShowCommittedH200) {
+  const Result r = RunCuhal(std::string("profile show '") + kH200Path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Name:               NVIDIA H200\n"));
+  EXPECT_THAT(r.out, HasSubstr(std::string("UUID:               ") + kH200Uuid + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("PCI bus id:         0000:00:06.0\n"));
+  EXPECT_THAT(r.out, HasSubstr("Total memory:       150109880320 bytes (139.8 GiB)\n"));
+  EXPECT_THAT(r.out, HasSubstr("Compute capability: 9.0\n"));
+  EXPECT_THAT(r.out, HasSubstr("Attributes:         147 "));
+  EXPECT_THAT(r.out,
+              ContainsRegex("multiprocessors +132 +CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Every attribute")));
+}
+
+TEST(CliTest, ProfileShowAllListsEveryAttribute) {
+  const Result r = RunCuhal(std::string("profile show --all '") + kH200Path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = r.out.substr(r.out.find("Every attribute"));
+  std::size_t rows = 0;
+  for (std::size_t pos = all.find("\n  CU_DEVICE_ATTRIBUTE_"); pos != std::string::npos;
+       pos = all.find("\n  CU_DEVICE_ATTRIBUTE_", pos + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 147u);
+}
+
+TEST(CliTest, ProfileShowMissingFile) {
+  const Result r = RunCuhal("profile show /nonexistent/cuhal-test/p.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal profile show: NOT_FOUND"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/p.json: cannot open for reading"));
+}
+
+TEST(CliTest, ProfileShowUnreadableFile) {
+  // A directory opens but cannot be read as a profile.
+  const Result r = RunCuhal("profile show '" + ::testing::TempDir() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(::testing::TempDir()));
+}
+
+TEST(CliTest, ProfileShowMalformedJsonSaysWhere) {
+  TempFile profile("show_bad.json", "{\n  \"name\": \"x\",\n  \"uuid\": [1, 2,\n}");
+  const Result r = RunCuhal("profile show '" + profile.path() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(r.err, HasSubstr(profile.path()));
+  EXPECT_THAT(r.err, HasSubstr("not valid JSON"));
+  EXPECT_THAT(r.err, HasSubstr("line 4, column 1"));
+}
+
+TEST(CliTest, ProfileShowEmptyFile) {
+  TempFile profile("show_empty.json", "");
+  const Result r = RunCuhal("profile show '" + profile.path() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not valid JSON"));
+}
+
+TEST(CliTest, ProfileShowBadFieldNamesIt) {
+  struct Case {
+    std::string file;
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"bad_uuid.json", H200With("uuid", "GPU-not-a-uuid"), "uuid: missing or not of the form"},
+      {"bad_memory.json", H200With("total_memory", -5), "total_memory:"},
+      {"bad_name.json", H200With("name", 7), "name:"},
+      {"bad_attribute.json",
+       H200With("attributes", nlohmann::json{{"CU_DEVICE_ATTRIBUTE_BOGUS", 1}}),
+       "attributes.CU_DEVICE_ATTRIBUTE_BOGUS: unknown attribute"},
+      {"bad_top.json", "[1, 2, 3]", "top level: expected an object"},
+  };
+  for (const Case& c : cases) {
+    TempFile profile(c.file, c.text);
+    const Result r = RunCuhal("profile show '" + profile.path() + "'");
+    EXPECT_EQ(r.exit_code, 1) << c.file;
+    EXPECT_THAT(r.err, HasSubstr(profile.path() + ": " + c.message)) << c.file;
+  }
+}
+
+TEST(CliTest, ProfileNeedsASubcommandAndAFile) {
+  const Result none = RunCuhal("profile");
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_THAT(none.err, HasSubstr("capture or show"));
+  const Result unknown = RunCuhal("profile frobnicate");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_THAT(unknown.err, HasSubstr("frobnicate"));
+  const Result no_file = RunCuhal("profile show");
+  EXPECT_NE(no_file.exit_code, 0);
+  EXPECT_THAT(no_file.err, HasSubstr("file is required"));
+  const Result no_out = RunCuhal("profile capture");
+  EXPECT_NE(no_out.exit_code, 0);
+  EXPECT_THAT(no_out.err, HasSubstr("out is required"));
+}
+
+TEST(CliTest, ProfileCaptureFromTheFakeReproducesTheCommittedProfile) {
+  const std::string out = ::testing::TempDir() + "cuhal_cli_captured.json";
+  const Result r = RunCuhal("profile capture --backend fake --device 0 '" + out + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Captured device 0 (fake): NVIDIA H200"));
+  EXPECT_THAT(r.out, HasSubstr("147 attributes -> " + out));
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(out)), nlohmann::json::parse(ReadFile(kH200Path)));
+  const Result shown = RunCuhal("profile show '" + out + "'");
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, HasSubstr(kH200Uuid));
+  std::remove(out.c_str());
+}
+
+TEST(CliTest, ProfileCaptureRealBackendWithAMissingLibraryNamesIt) {
+  const Result r = RunCuhal("profile capture '" + ::testing::TempDir() + "cuhal_cli_real.json'",
+                            "CUHAL_LIBCUDA_PATH=/nonexistent/cuhal-test/libcuda.so.1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal profile capture: UNAVAILABLE"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/libcuda.so.1"));
+}
+
+TEST(CliTest, ProfileCaptureDeviceOutOfRange) {
+  const Result r = RunCuhal("profile capture --backend fake --device 3 '" + ::testing::TempDir() +
+                            "cuhal_cli_none.json'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("NOT_FOUND: --device 3: the fake driver has 1 device"));
+}
+
+TEST(CliTest, ProfileCaptureUnwritableOutput) {
+  const Result r = RunCuhal("profile capture --backend fake /nonexistent/cuhal-test/out.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/out.json: cannot open for writing"));
+}
+
 }  // namespace
+

@@ -1,0 +1,368 @@
+// Copyright 2026 The cuhal Authors.
+#include "cli/demo_command.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cli/text_table.h"
+#include "cli/version_command.h"
+#include "core/base/status_or.h"
+#include "core/channel/channel.h"
+#include "core/channel/channel_provider.h"
+#include "core/device/device.h"
+#include "core/driver/context_scope.h"
+#include "core/driver/driver.h"
+#include "core/memory/allocator.h"
+#include "core/symbols/api_status.h"
+#include "core/symbols/driver_handles.h"
+#include "fakecuda/fake_driver.h"
+#include "fakecuda/kernel_registry.h"
+#include "fakenccl/fake_nccl.h"
+
+namespace cuhal::cli {
+namespace {
+
+constexpr int kFakeDevices = 4;
+constexpr int kMaxRanks = 4;
+constexpr unsigned kElements = 64 * 1024;  // 32-bit values in each demo buffer
+constexpr unsigned kThreadsPerBlock = 256;
+constexpr std::size_t kAllReduceElements = 1024;  // floats each rank contributes
+
+// add_one(unsigned* data, unsigned n): data[i] += 1 for every global thread index i < n. PTX as
+// nvcc emits it for sm_80 (the module the fakecuda conformance tests load, tests/
+// fakecuda_modules/test_kernels.h): a real driver JIT-compiles it; the fake reads its entry and
+// parameters and runs the host implementation registered under the entry's name.
+constexpr char kAddOnePtx[] = R"PTX(//
+// cuhal demo module
+//
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry add_one(
+	.param .u64 add_one_param_0,
+	.param .u32 add_one_param_1
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<5>;
+
+	ld.param.u64 	%rd1, [add_one_param_0];
+	ld.param.u32 	%r2, [add_one_param_1];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %ntid.x;
+	mov.u32 	%r5, %tid.x;
+	mad.lo.s32 	%r1, %r3, %r4, %r5;
+	setp.ge.u32 	%p1, %r1, %r2;
+	@%p1 bra 	$L__BB0_2;
+	cvta.to.global.u64 	%rd2, %rd1;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	ld.global.u32 	%r6, [%rd4];
+	add.s32 	%r7, %r6, 1;
+	st.global.u32 	[%rd4], %r7;
+$L__BB0_2:
+	ret;
+}
+)PTX";
+
+// The fake's implementation of add_one: what the PTX above does, on the host, over fake device
+// memory.
+CUresult AddOneOnHost(const fakecuda::KernelLaunch& launch) {
+  const auto n = launch.Param<unsigned>(1);
+  const std::uint64_t threads = launch.grid().Count() * launch.block().Count();
+  const std::uint64_t count = std::min<std::uint64_t>(n, threads);
+  auto* data = launch.TranslateAs<unsigned>(launch.Param<CUdeviceptr>(0), count);
+  if (data == nullptr && count > 0) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  for (std::uint64_t i = 0; i < count; ++i) data[i] += 1;
+  return CUDA_SUCCESS;
+}
+
+std::span<const std::byte> Bytes(const std::vector<unsigned>& v) {
+  return std::as_bytes(std::span(v));
+}
+std::span<std::byte> WritableBytes(std::vector<unsigned>& v) {
+  return std::as_writable_bytes(std::span(v));
+}
+
+// OK when values[i] == expected(i) for every i; otherwise INTERNAL naming the first mismatch.
+template <typename T, typename F>
+Status Verify(const std::vector<T>& values, F expected, std::string_view what) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] != expected(i)) {
+      return InternalError(StrCat(what, ": element ", i, " is ", values[i], ", expected ",
+                                  expected(i)));
+    }
+  }
+  return OkStatus();
+}
+
+void WritePoolTable(const MemoryPoolsStatistics& stats, std::ostream& out) {
+  TextTable table({"POOL", "RESERVED", "USED", "RESERVED HIGH", "USED HIGH"});
+  for (int c = 1; c <= 4; ++c) table.AlignRight(static_cast<std::size_t>(c));
+  auto row = [&table](MemoryPoolKind kind, const MemoryPoolStatistics& s) {
+    table.AddRow({std::string(MemoryPoolKindName(kind)), FormatBytes(s.reserved_current),
+                  FormatBytes(s.used_current), FormatBytes(s.reserved_high),
+                  FormatBytes(s.used_high)});
+  };
+  row(MemoryPoolKind::kDeviceLocal, stats.device_local);
+  row(MemoryPoolKind::kOther, stats.other);
+  table.Render(out, "   ");
+}
+
+// Step 3-6 on one device: buffers from both pools, copies, the kernel, pool statistics.
+Status BuffersKernelAndPools(Device& device, std::ostream& out) {
+  Queue& queue = device.queue(0);
+  const std::size_t bytes = kElements * sizeof(unsigned);
+
+  // 3. Buffers from the pools.
+  CUHAL_ASSIGN_OR_RETURN(
+      Buffer a,
+      device.allocator().Allocate(
+          {.heap = MemoryHeap::kDeviceLocal, .pool = MemoryPoolKind::kDeviceLocal}, bytes),
+      "allocating buffer A");
+  CUHAL_ASSIGN_OR_RETURN(
+      Buffer b,
+      device.allocator().Allocate(
+          {.heap = MemoryHeap::kDeviceLocal, .pool = MemoryPoolKind::kOther}, bytes),
+      "allocating buffer B");
+  out << "3. Allocated two " << FormatBytes(bytes) << " device buffers, stream-ordered, from the "
+      << "device's memory pools:\n"
+      << "   A from the device-local pool (for data a workload keeps on the device), B from the\n"
+      << "   other pool (staging, transfers).\n";
+
+  // 4. Copies through the queue.
+  std::vector<unsigned> host(kElements);
+  for (unsigned i = 0; i < kElements; ++i) host[i] = i;
+  std::vector<unsigned> back(kElements, 0);
+  CUHAL_RETURN_IF_ERROR(queue.Write(Bytes(host), a, 0), "writing A");
+  CUHAL_RETURN_IF_ERROR(queue.Copy(a, 0, b, 0, bytes), "copying A to B");
+  CUHAL_RETURN_IF_ERROR(queue.Read(b, 0, WritableBytes(back)), "reading B");
+  CUHAL_RETURN_IF_ERROR(queue.Synchronize(), "waiting for the copies");
+  CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i); },
+                               "B after the copies"));
+  out << "4. Copies on queue 0, in stream order: wrote " << kElements
+      << " values (0, 1, 2, ...) from the host into A,\n"
+      << "   copied A to B on the device, read B back to the host, synchronized: all " << kElements
+      << " values\n"
+      << "   match. Verified.\n";
+
+  // 5. A kernel, loaded and launched through the CUDA table on the queue's stream.
+  {
+    const CudaApi* api = device.cuda_api();
+    CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api, device.context()),
+                           "entering device 0's context");
+    CUmodule raw_module = nullptr;
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, kAddOnePtx),
+                          "loading the demo module");
+    ModuleHandle module(api, raw_module);
+    CUfunction add_one = nullptr;
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleGetFunction, &add_one, module.get(), "add_one"));
+    CUdeviceptr data = b.device_ptr();
+    unsigned n = kElements;
+    void* params[] = {&data, &n};
+    const unsigned blocks = (kElements + kThreadsPerBlock - 1) / kThreadsPerBlock;
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuLaunchKernel, add_one, blocks, 1, 1, kThreadsPerBlock,
+                                   1, 1, 0, queue.stream(), params, nullptr),
+                          "launching add_one");
+    CUHAL_RETURN_IF_ERROR(queue.Read(b, 0, WritableBytes(back)), "reading B");
+    CUHAL_RETURN_IF_ERROR(queue.Synchronize(), "waiting for add_one");
+    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the demo module");
+    CUHAL_RETURN_IF_ERROR(scope.Exit());
+  }
+  CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i + 1); },
+                               "B after add_one"));
+  out << "5. Kernel: loaded a PTX module (cuModuleLoadData), looked up its kernel add_one\n"
+      << "   (cuModuleGetFunction) and launched it on queue 0's stream (cuLaunchKernel, "
+      << kElements / kThreadsPerBlock << " blocks of\n"
+      << "   " << kThreadsPerBlock << " threads) over B; read B back: every value is one more "
+      << "than before. Verified.\n";
+
+  // 6. What the pools hold now, and after the buffers are freed.
+  CUHAL_ASSIGN_OR_RETURN(MemoryPoolsStatistics live, device.QueryPoolStatistics());
+  out << "6. Pool statistics with A and B live (reserved memory grows in whole chunks; used is\n"
+      << "   the exact bytes of live allocations):\n";
+  WritePoolTable(live, out);
+  CUHAL_RETURN_IF_ERROR(a.Reset(), "freeing A");
+  CUHAL_RETURN_IF_ERROR(b.Reset(), "freeing B");
+  CUHAL_RETURN_IF_ERROR(device.Synchronize());
+  CUHAL_RETURN_IF_ERROR(device.Trim());
+  CUHAL_ASSIGN_OR_RETURN(MemoryPoolsStatistics freed, device.QueryPoolStatistics());
+  out << "   After freeing A and B, synchronizing and trimming (the HIGH columns keep the "
+      << "peaks):\n";
+  WritePoolTable(freed, out);
+  const HeapStatistics heap = device.allocator().Statistics().heap(MemoryHeap::kDeviceLocal);
+  out << "   Allocator, device-local heap: " << heap.allocations_total << " allocations, "
+      << heap.frees_total << " frees, " << heap.buffers_current << " live, peak "
+      << FormatBytes(heap.bytes_peak) << ".\n";
+  return OkStatus();
+}
+
+// One rank of the all-reduce, on its own thread: makes its device's channel (the ranks agree on
+// the NCCL unique id through the device's channel provider), and sums `send` (rank + 1
+// everywhere) into `recv` on the channel's queue.
+Status AllReduceRank(Device& device, int rank, std::vector<float>* received) {
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Channel> channel, device.CreateChannel());
+  const std::size_t bytes = kAllReduceElements * sizeof(float);
+  CUHAL_ASSIGN_OR_RETURN(Buffer send, device.allocator().Allocate({}, bytes));
+  CUHAL_ASSIGN_OR_RETURN(Buffer recv, device.allocator().Allocate({}, bytes));
+  Queue& queue = channel->queue();
+  std::vector<float> mine(kAllReduceElements, static_cast<float>(rank + 1));
+  CUHAL_RETURN_IF_ERROR(queue.Write(std::as_bytes(std::span(mine)), send, 0));
+  CUHAL_RETURN_IF_ERROR(channel->AllReduce(send, 0, recv, 0, kAllReduceElements,
+                                           DataType::kFloat32, ReductionOp::kSum));
+  received->assign(kAllReduceElements, 0.0f);
+  CUHAL_RETURN_IF_ERROR(queue.Read(recv, 0, std::as_writable_bytes(std::span(*received))));
+  CUHAL_RETURN_IF_ERROR(queue.Synchronize());
+  channel.reset();  // channels go before the buffers and the device
+  CUHAL_RETURN_IF_ERROR(send.Reset());
+  return recv.Reset();
+}
+
+// 7. An all-reduce across `ranks` devices, one thread per rank, through core channels
+// (Device::CreateChannel over the driver's NCCL table).
+Status AllReduce(const Driver& driver, int ranks, std::ostream& out) {
+  CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<InProcessChannelWorld> world,
+                         InProcessChannelWorld::Create(ranks));
+  std::vector<std::unique_ptr<Device>> devices;
+  for (int r = 0; r < ranks; ++r) {
+    CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Create(driver, r),
+                           "opening device ", r, " for rank ", r);
+    CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<ChannelProvider> provider, world->ProviderForRank(r));
+    device->ReplaceChannelProvider(std::move(provider));
+    devices.push_back(std::move(device));
+  }
+  std::vector<Status> statuses(static_cast<std::size_t>(ranks));
+  std::vector<std::vector<float>> received(static_cast<std::size_t>(ranks));
+  {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      threads.emplace_back(
+          [&, r, i] { statuses[i] = AllReduceRank(*devices[i], r, &received[i]); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  for (int r = 0; r < ranks; ++r) {
+    CUHAL_RETURN_IF_ERROR(statuses[static_cast<std::size_t>(r)], "all-reduce, rank ", r);
+  }
+  const float expected = static_cast<float>(ranks * (ranks + 1) / 2);  // 1 + 2 + ... + ranks
+  TextTable table({"RANK", "DEVICE", "SENT (EACH VALUE)", "RECEIVED (EACH VALUE)"});
+  for (int c = 0; c < 4; ++c) table.AlignRight(static_cast<std::size_t>(c));
+  for (int r = 0; r < ranks; ++r) {
+    const std::vector<float>& got = received[static_cast<std::size_t>(r)];
+    CUHAL_RETURN_IF_ERROR(Verify(got, [expected](std::size_t) { return expected; },
+                                 StrCat("all-reduce result of rank ", r)));
+    table.AddRow({std::to_string(r), std::to_string(r), StrCat(r + 1), StrCat(got.front())});
+  }
+  out << "7. All-reduce: " << ranks << " ranks, one thread and one device each. Each rank made a "
+      << "channel\n"
+      << "   (Device::CreateChannel: an NCCL communicator on its queue; the ranks agreed on the\n"
+      << "   unique id through an InProcessChannelWorld) and summed " << kAllReduceElements
+      << " floats with\n"
+      << "   Channel::AllReduce (ncclAllReduce, sum) on its queue's stream:\n";
+  table.Render(out, "   ");
+  out << "   Every rank holds " << expected << " in all " << kAllReduceElements
+      << " elements: all-reduce result verified.\n";
+  return OkStatus();
+}
+
+}  // namespace
+
+Status RunDemo(const DemoOptions& options, std::ostream& out) {
+  const bool fake = options.backend == BackendKind::kFake;
+  out << "cuhal demo: a tour of the device core"
+      << (fake ? ", on the fake CUDA driver and fake NCCL (no GPU needed)"
+               : ", on the real CUDA driver and NCCL")
+      << "\n\n";
+
+  // The kernel's implementation for the fake (the real driver runs the PTX instead).
+  std::optional<fakecuda::ScopedKernel> add_one;
+  if (fake) add_one.emplace("add_one", &AddOneOnHost);
+
+  // 1. Tables and driver.
+  CudaBinding cuda;
+  if (fake) {
+    CUHAL_ASSIGN_OR_RETURN(std::vector<fakecuda::DeviceProfile> profiles,
+                           FakeDeviceProfiles("", kFakeDevices));
+    fakecuda::DriverOptions driver_options;
+    driver_options.devices = std::move(profiles);
+    CUHAL_ASSIGN_OR_RETURN(cuda, BindFakeCuda(std::move(driver_options)));
+  } else {
+    CUHAL_ASSIGN_OR_RETURN(cuda, BindCuda(BackendKind::kReal), "--backend real");
+  }
+  // The NCCL table (the driver hands it to devices, which make channels with it). On the real
+  // backend a missing libnccl.so.2 only skips the all-reduce.
+  StatusOr<NcclBinding> nccl = BindNccl(options.backend);
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver,
+                         Driver::Create(cuda.api, nccl.ok() ? nccl->api : nullptr));
+  CUHAL_ASSIGN_OR_RETURN(std::vector<DeviceInfo> infos, driver->EnumerateDevices());
+  out << "1. Driver: CUDA driver API " << driver->driver_version() << " ("
+      << FormatCudaVersion(driver->driver_version()) << ") through the " << cuda.source
+      << " table; " << infos.size() << (infos.size() == 1 ? " device" : " devices") << ":\n";
+  TextTable devices({"ORDINAL", "NAME", "UUID", "MEMORY", "SMS"});
+  devices.AlignRight(0);
+  devices.AlignRight(3);
+  devices.AlignRight(4);
+  for (const DeviceInfo& d : infos) {
+    devices.AddRow({std::to_string(d.ordinal), d.name, d.uuid, FormatBytes(d.total_memory),
+                    std::to_string(d.multiprocessor_count)});
+  }
+  devices.Render(out, "   ");
+
+  // 2-6. One device.
+  {
+    CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Create(*driver, 0));
+    out << "2. Opened device 0 (" << device->identifier() << "): retained its primary context, "
+        << "created " << device->queue_count() << " queue (a\n"
+        << "   non-blocking stream) and "
+        << (device->pools() != nullptr ? "two memory pools (device-local and other)"
+                                       : "no memory pools (the device has none)")
+        << ".\n";
+    if (device->pools() == nullptr) {
+      return UnimplementedError("device 0 has no memory pools: the demo needs them");
+    }
+    CUHAL_RETURN_IF_ERROR(BuffersKernelAndPools(*device, out));
+  }  // the device is closed here: queues, pools, then the primary context
+
+  // 7. All-reduce.
+  if (nccl.ok()) {
+    CUHAL_RETURN_IF_ERROR(AllReduce(*driver, std::min(kMaxRanks, driver->device_count()), out));
+  } else {
+    out << "7. All-reduce: skipped, NCCL is not available: " << nccl.status().message() << "\n";
+  }
+  if (fake) {
+    const fakenccl::NcclInventory live = fakenccl::Installed()->LiveObjects();
+    if (live.Total() != 0) {
+      return InternalError(StrCat("the fake NCCL still holds ", live.ToString()));
+    }
+  }
+
+  // 8. Nothing left behind.
+  if (fake) {
+    const fakecuda::Inventory live = fakecuda::Installed()->LiveObjects();
+    if (live.Total() != 0) {
+      return InternalError(StrCat("the fake driver still holds ", live.ToString(), ":\n",
+                                  fakecuda::Installed()->LeakReport()));
+    }
+    out << "8. Closed everything: the fake driver and the fake NCCL hold no live object (no "
+        << "leaks).\n";
+  } else {
+    out << "8. Closed everything.\n";
+  }
+  return OkStatus();
+}
+
+}  // namespace cuhal::cli
