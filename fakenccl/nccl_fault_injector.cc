@@ -6,14 +6,6 @@
 namespace fakenccl {
 namespace {
 
-// splitmix64: small, well mixed, seedable.
-std::uint64_t NextRandom(std::uint64_t* state) {
-  std::uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 constexpr ncclResult_t kAllResults[] = {ncclSuccess,         ncclUnhandledCudaError,
                                         ncclSystemError,     ncclInternalError,
                                         ncclInvalidArgument, ncclInvalidUsage,
@@ -65,14 +57,6 @@ std::string NcclResultName(ncclResult_t result) {
     case ncclInProgress: return "ncclInProgress";
     default: return "ncclResult_t(" + std::to_string(static_cast<int>(result)) + ")";
   }
-}
-
-void NcclFaultInjector::AddRule(NcclFaultRule rule) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ActiveRule active{std::move(rule)};
-  active.rng = active.rule.seed;
-  rules_.push_back(std::move(active));
-  slow_path_.store(true, std::memory_order_release);
 }
 
 bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* error) {
@@ -133,100 +117,22 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
 }
 
 void NcclFaultInjector::ClearRules() {
-  std::lock_guard<std::mutex> lock(mu_);
-  rules_.clear();
+  CallFaults::ClearRules();
+  std::lock_guard<std::mutex> lock(deaths_mu_);
   deaths_.clear();
-  slow_path_.store(log_enabled_, std::memory_order_release);
 }
 
 void NcclFaultInjector::AddRankDeath(RankDeathRule rule) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(deaths_mu_);
   deaths_.push_back(rule);
 }
 
 bool NcclFaultInjector::ShouldDie(int rank, int nranks, std::uint64_t call) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(deaths_mu_);
   for (const RankDeathRule& d : deaths_) {
     if (d.rank == rank && d.nth == call && (d.nranks == 0 || d.nranks == nranks)) return true;
   }
   return false;
-}
-
-ncclResult_t NcclFaultInjector::OnCall(const char* entry) {
-  calls_.fetch_add(1, std::memory_order_relaxed);
-  if (!slow_path_.load(std::memory_order_acquire)) [[likely]] return ncclSuccess;
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::thread::id caller = std::this_thread::get_id();
-  if (log_enabled_) {
-    log_.push_back(entry);
-    log_threads_.push_back(caller);
-  }
-  for (ActiveRule& r : rules_) {
-    if (r.spent) continue;
-    if (!r.rule.entry.empty() && r.rule.entry != entry) continue;
-    if (r.rule.thread.has_value() && *r.rule.thread != caller) continue;
-    ++r.matched;
-    bool fire = false;
-    switch (r.rule.mode) {
-      case NcclFaultRule::Mode::kNth:
-        fire = r.matched == r.rule.n;
-        if (fire) r.spent = true;
-        break;
-      case NcclFaultRule::Mode::kEvery:
-        fire = true;
-        break;
-      case NcclFaultRule::Mode::kFraction: {
-        double u = static_cast<double>(NextRandom(&r.rng) >> 11) * 0x1.0p-53;
-        fire = u < r.rule.fraction;
-        break;
-      }
-    }
-    if (fire) {
-      injected_.fetch_add(1, std::memory_order_relaxed);
-      return r.rule.error;
-    }
-  }
-  return ncclSuccess;
-}
-
-std::uint64_t NcclFaultInjector::calls(std::string_view entry) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::uint64_t n = 0;
-  for (const char* e : log_) n += (entry == e);
-  return n;
-}
-
-void NcclFaultInjector::ResetCounters() {
-  std::lock_guard<std::mutex> lock(mu_);
-  calls_.store(0, std::memory_order_relaxed);
-  injected_.store(0, std::memory_order_relaxed);
-  log_.clear();
-  log_threads_.clear();
-  for (ActiveRule& r : rules_) {
-    r.matched = 0;
-    r.spent = false;
-    r.rng = r.rule.seed;
-  }
-}
-
-void NcclFaultInjector::EnableCallLog(bool on) {
-  std::lock_guard<std::mutex> lock(mu_);
-  log_enabled_ = on;
-  slow_path_.store(on || !rules_.empty(), std::memory_order_release);
-}
-
-std::vector<std::string> NcclFaultInjector::CallLog() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return {log_.begin(), log_.end()};
-}
-
-std::vector<std::string> NcclFaultInjector::CallLog(std::thread::id thread) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < log_.size(); ++i) {
-    if (log_threads_[i] == thread) out.emplace_back(log_[i]);
-  }
-  return out;
 }
 
 }  // namespace fakenccl

@@ -1,39 +1,23 @@
 // Copyright 2026 The cuhal Authors.
-// Fault injection and call accounting for fakenccl's entry points, shaped like fakecuda's
-// FaultInjector (which returns CUresult, so it cannot be reused as is), plus rank death.
+// Fault injection and call accounting for fakenccl's entry points (fakecuda's CallFaults with
+// ncclResult_t), plus rank death.
 #ifndef CUHAL_FAKENCCL_NCCL_FAULT_INJECTOR_H_
 #define CUHAL_FAKENCCL_NCCL_FAULT_INJECTOR_H_
 
 #include <nccl.h>
 
-#include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
+
+#include "fakecuda/call_faults.h"
 
 namespace fakenccl {
 
-// When a rule fires.
-struct NcclFaultRule {
-  enum class Mode {
-    kNth,       // the n-th matching call (1-based), once
-    kEvery,     // every matching call
-    kFraction,  // each matching call with probability `fraction`, drawn from `seed`
-  };
-  std::string entry;  // nccl.h name ("ncclAllReduce"); empty matches every entry point
-  Mode mode = Mode::kNth;
-  std::uint64_t n = 1;
-  double fraction = 0.0;
-  std::uint64_t seed = 0;
-  ncclResult_t error = ncclSystemError;
-  // When set, the rule sees only calls made on this thread (others neither match nor count
-  // towards `n`): sweeps one rank of several ranks-as-threads deterministically.
-  std::optional<std::thread::id> thread{};
-};
+// When an NCCL entry point fails, and with which ncclResult_t (see fakecuda::BasicFaultRule).
+using NcclFaultRule = fakecuda::BasicFaultRule<ncclResult_t, ncclSystemError>;
 
 // "Rank `rank` dies at its `nth` communication call": the nth collective or point-to-point call
 // (ncclAllReduce, ncclSend, ...; 1-based, counted per communicator handle, calls with count 0
@@ -47,8 +31,8 @@ struct RankDeathRule {
   int nranks = 0;  // 0: any communicator size
 };
 
-// Decides, for each entry-point call, whether to fail it; counts and optionally logs calls;
-// holds the rank-death rules.
+// Decides, for each entry-point call, whether to fail it; counts and optionally logs calls (all
+// of that is fakecuda::CallFaults); holds the rank-death rules.
 //
 // Ownership: owned by its FakeNccl. Thread-safety: every method is thread-safe; with no rules and
 // no log the per-call cost is two relaxed atomic operations. Stream ordering: not applicable
@@ -58,13 +42,8 @@ struct RankDeathRule {
 // of rules "entry:mode:value:ERROR" such as "ncclAllReduce:nth:3:ncclSystemError",
 // "*:every:0:ncclInternalError" or "ncclSend:fraction:0.25:ncclRemoteError@7" (the @7 is the
 // seed), and rank deaths "die:RANK:NTH" or "die:RANK:NTH:NRANKS".
-class NcclFaultInjector {
+class NcclFaultInjector : public fakecuda::CallFaults<NcclFaultRule, ncclSuccess> {
  public:
-  NcclFaultInjector() = default;
-  NcclFaultInjector(const NcclFaultInjector&) = delete;             // holds a mutex
-  NcclFaultInjector& operator=(const NcclFaultInjector&) = delete;  // ditto
-
-  void AddRule(NcclFaultRule rule);
   // Parses FAKENCCL_FAULTS syntax; false (with *error) on a malformed item, adding nothing.
   bool AddRulesFromSpec(std::string_view spec, std::string* error);
   void ClearRules();  // also clears rank-death rules
@@ -74,39 +53,9 @@ class NcclFaultInjector {
   // calls (1-based) dies at this one.
   bool ShouldDie(int rank, int nranks, std::uint64_t call) const;
 
-  // Called at the top of every entry point with its nccl.h name. Returns ncclSuccess, or the
-  // error to return instead of doing anything.
-  ncclResult_t OnCall(const char* entry);
-
-  // Calls seen (failed ones included) since the last ResetCounters.
-  std::uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
-  // Calls of one entry point, counted from the call log (0 unless the log is enabled).
-  std::uint64_t calls(std::string_view entry) const;
-  std::uint64_t injected() const { return injected_.load(std::memory_order_relaxed); }
-  void ResetCounters();
-
-  // The call log: every entry point called, in order (off by default).
-  void EnableCallLog(bool on);
-  std::vector<std::string> CallLog() const;
-  // The entries of the call log that were called on `thread`, in order.
-  std::vector<std::string> CallLog(std::thread::id thread) const;
-
  private:
-  struct ActiveRule {
-    NcclFaultRule rule;
-    std::uint64_t matched = 0;
-    std::uint64_t rng = 0;
-    bool spent = false;
-  };
-  std::atomic<std::uint64_t> calls_{0};
-  std::atomic<std::uint64_t> injected_{0};
-  std::atomic<bool> slow_path_{false};  // rules or the log are active
-  mutable std::mutex mu_;
-  std::vector<ActiveRule> rules_;       // guarded by mu_
-  std::vector<RankDeathRule> deaths_;   // guarded by mu_
-  bool log_enabled_ = false;            // guarded by mu_
-  std::vector<const char*> log_;        // guarded by mu_; entry names are string literals
-  std::vector<std::thread::id> log_threads_;  // guarded by mu_; the caller of each log_ entry
+  mutable std::mutex deaths_mu_;
+  std::vector<RankDeathRule> deaths_;  // guarded by deaths_mu_
 };
 
 // nccl.h's enumerator spelling ("ncclInvalidArgument"), or "ncclResult_t(<n>)".
