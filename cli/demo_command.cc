@@ -28,6 +28,7 @@
 #include "core/symbols/driver_handles.h"
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/kernel_registry.h"
+#include "fakecuda/sample_kernels.h"
 #include "fakenccl/fake_nccl.h"
 
 namespace cuhal::cli {
@@ -38,57 +39,6 @@ constexpr int kMaxRanks = 4;
 constexpr unsigned kElements = 64 * 1024;  // 32-bit values in each demo buffer
 constexpr unsigned kThreadsPerBlock = 256;
 constexpr std::size_t kAllReduceElements = 1024;  // floats each rank contributes
-
-// add_one(unsigned* data, unsigned n): data[i] += 1 for every global thread index i < n. PTX as
-// nvcc emits it for sm_80 (the module the fakecuda conformance tests load, tests/
-// fakecuda_modules/test_kernels.h): a real driver JIT-compiles it; the fake reads its entry and
-// parameters and runs the host implementation registered under the entry's name.
-constexpr char kAddOnePtx[] = R"PTX(//
-// cuhal demo module
-//
-.version 8.0
-.target sm_80
-.address_size 64
-
-.visible .entry add_one(
-	.param .u64 add_one_param_0,
-	.param .u32 add_one_param_1
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .b32 	%r<8>;
-	.reg .b64 	%rd<5>;
-
-	ld.param.u64 	%rd1, [add_one_param_0];
-	ld.param.u32 	%r2, [add_one_param_1];
-	mov.u32 	%r3, %ctaid.x;
-	mov.u32 	%r4, %ntid.x;
-	mov.u32 	%r5, %tid.x;
-	mad.lo.s32 	%r1, %r3, %r4, %r5;
-	setp.ge.u32 	%p1, %r1, %r2;
-	@%p1 bra 	$L__BB0_2;
-	cvta.to.global.u64 	%rd2, %rd1;
-	mul.wide.u32 	%rd3, %r1, 4;
-	add.s64 	%rd4, %rd2, %rd3;
-	ld.global.u32 	%r6, [%rd4];
-	add.s32 	%r7, %r6, 1;
-	st.global.u32 	[%rd4], %r7;
-$L__BB0_2:
-	ret;
-}
-)PTX";
-
-// The fake's implementation of add_one: what the PTX above does, on the host, over fake device
-// memory.
-CUresult AddOneOnHost(const fakecuda::KernelLaunch& launch) {
-  const auto n = launch.Param<unsigned>(1);
-  const std::uint64_t threads = launch.grid().Count() * launch.block().Count();
-  const std::uint64_t count = std::min<std::uint64_t>(n, threads);
-  auto* data = launch.TranslateAs<unsigned>(launch.Param<CUdeviceptr>(0), count);
-  if (data == nullptr && count > 0) return CUDA_ERROR_ILLEGAL_ADDRESS;
-  for (std::uint64_t i = 0; i < count; ++i) data[i] += 1;
-  return CUDA_SUCCESS;
-}
 
 std::span<const std::byte> Bytes(const std::vector<unsigned>& v) {
   return std::as_bytes(std::span(v));
@@ -165,8 +115,8 @@ Status BuffersKernelAndPools(Device& device, std::ostream& out) {
     CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api, device.context()),
                            "entering device 0's context");
     CUmodule raw_module = nullptr;
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, kAddOnePtx),
-                          "loading the demo module");
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, fakecuda::kSamplePtx),
+                          "loading the sample module");
     ModuleHandle module(api, raw_module);
     CUfunction add_one = nullptr;
     CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleGetFunction, &add_one, module.get(), "add_one"));
@@ -179,7 +129,7 @@ Status BuffersKernelAndPools(Device& device, std::ostream& out) {
                           "launching add_one");
     CUHAL_RETURN_IF_ERROR(queue.Read(b, 0, WritableBytes(back)), "reading B");
     CUHAL_RETURN_IF_ERROR(queue.Synchronize(), "waiting for add_one");
-    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the demo module");
+    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the sample module");
     CUHAL_RETURN_IF_ERROR(scope.Exit());
   }
   CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i + 1); },
@@ -288,9 +238,11 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
                : ", on the real CUDA driver and NCCL")
       << "\n\n";
 
-  // The kernel's implementation for the fake (the real driver runs the PTX instead).
-  std::optional<fakecuda::ScopedKernel> add_one;
-  if (fake) add_one.emplace("add_one", &AddOneOnHost);
+  // The sample module's kernels for the fake: add_one(unsigned* data, unsigned n) adds 1 to
+  // data[i] for every global thread index i < n (fakecuda/sample_kernels.h). The real driver
+  // JIT-compiles the same PTX and runs it on the GPU instead.
+  std::optional<fakecuda::SampleKernels> kernels;
+  if (fake) kernels.emplace();
 
   // 1. Tables and driver.
   CudaBinding cuda;

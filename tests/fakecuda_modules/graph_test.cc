@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "tests/fakecuda_modules/test_kernels.h"
+#include "fakecuda/sample_kernels.h"
 #include "tests/support/backend.h"
 
 namespace cuhal::testing {
@@ -15,7 +15,7 @@ namespace {
 
 class GraphTest : public BackendTest {
  protected:
-  TestKernels kernels_;
+  fakecuda::SampleKernels kernels_;
 };
 
 void CUDA_CB CountCall(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
@@ -25,7 +25,7 @@ TEST_P(GraphTest, MemsetKernelMemcpyHostNodesRunInDependencyOrder) {
   ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
   CUmodule module = nullptr;
   CUfunction add_one = nullptr;
-  ASSERT_EQ(api().cuModuleLoadData(&module, kTestPtx), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_SUCCESS);
   ASSERT_EQ(api().cuModuleGetFunction(&add_one, module, "add_one"), CUDA_SUCCESS);
   constexpr unsigned kN = 512;
   CUdeviceptr data = 0;

@@ -19,7 +19,7 @@
 #include "fakecuda/internal/module_image.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/kernel_registry.h"
-#include "tests/fakecuda_modules/test_kernels.h"
+#include "fakecuda/sample_kernels.h"
 
 // The per-thread variants, as cuda.h declares them under CUDA_API_PER_THREAD_DEFAULT_STREAM.
 extern "C" {
@@ -250,7 +250,7 @@ TEST_F(KernelModelTest, RegistryScopesAndQueuedLaunchesKeepTheirImplementation) 
 TEST_F(KernelModelTest, StaleHandlesAndInventory) {
   ASSERT_NO_FATAL_FAILURE(LoadStore());
   CUmodule ptx = nullptr;
-  ASSERT_EQ(api_.cuModuleLoadData(&ptx, kTestPtx), CUDA_SUCCESS);
+  ASSERT_EQ(api_.cuModuleLoadData(&ptx, fakecuda::kSamplePtx), CUDA_SUCCESS);
   fakecuda::Inventory live = fake().LiveObjects();
   EXPECT_EQ(live.modules, 2);
   EXPECT_EQ(live.device_allocations, 0) << "module globals are not the user's allocations";
@@ -299,7 +299,7 @@ TEST_F(KernelModelTest, DestroyingAContextUnloadsItsModules) {
   CUcontext created = nullptr;
   ASSERT_EQ(api_.cuCtxCreate(&created, nullptr, 0, 0), CUDA_SUCCESS);
   CUmodule module = nullptr;
-  ASSERT_EQ(api_.cuModuleLoadData(&module, kTestPtx), CUDA_SUCCESS);
+  ASSERT_EQ(api_.cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_SUCCESS);
   EXPECT_EQ(fake().LiveObjects().modules, 1);
   ASSERT_EQ(api_.cuCtxDestroy(created), CUDA_SUCCESS);
   EXPECT_EQ(fake().LiveObjects().modules, 0);

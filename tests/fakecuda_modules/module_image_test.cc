@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "tests/fakecuda_modules/test_kernels.h"
+#include "fakecuda/sample_kernels.h"
 
 namespace fakecuda {
 namespace {
@@ -21,7 +21,7 @@ const KernelInfo* Find(const ModuleImage& image, const std::string& name) {
 TEST(ModuleImageTest, ReadsTheTestPtx) {
   ModuleImage image;
   std::string log;
-  ASSERT_EQ(ParseModuleImage(cuhal::testing::kTestPtx, &image, &log), CUDA_SUCCESS) << log;
+  ASSERT_EQ(ParseModuleImage(fakecuda::kSamplePtx, &image, &log), CUDA_SUCCESS) << log;
   EXPECT_EQ(image.format, ImageFormat::kPtx);
   EXPECT_EQ(image.ptx_version, 80);
   EXPECT_EQ(image.target_sm, 80);
@@ -39,13 +39,13 @@ TEST(ModuleImageTest, ReadsTheTestPtx) {
   const KernelInfo* wp = Find(image, "write_params");
   ASSERT_NE(wp, nullptr);
   ASSERT_EQ(wp->params.size(), 4u);
-  EXPECT_EQ(wp->params[1].offset, cuhal::testing::kWriteParamsA);
+  EXPECT_EQ(wp->params[1].offset, fakecuda::kWriteParamsA);
   EXPECT_EQ(wp->params[1].size, 1u);
-  EXPECT_EQ(wp->params[2].offset, cuhal::testing::kWriteParamsS);
+  EXPECT_EQ(wp->params[2].offset, fakecuda::kWriteParamsS);
   EXPECT_EQ(wp->params[2].size, 16u);
   EXPECT_EQ(wp->params[2].align, 8u);
-  EXPECT_EQ(wp->params[3].offset, cuhal::testing::kWriteParamsC);
-  EXPECT_EQ(wp->param_bytes, cuhal::testing::kWriteParamsBytes);
+  EXPECT_EQ(wp->params[3].offset, fakecuda::kWriteParamsC);
+  EXPECT_EQ(wp->param_bytes, fakecuda::kWriteParamsBytes);
 
   const KernelInfo* rev = Find(image, "shared_reverse");
   ASSERT_NE(rev, nullptr);

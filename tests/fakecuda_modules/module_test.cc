@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fakecuda_modules/test_kernels.h"
+#include "fakecuda/sample_kernels.h"
 #include "tests/support/backend.h"
 
 namespace cuhal::testing {
@@ -18,9 +18,9 @@ namespace {
 
 class ModuleTest : public BackendTest {
  protected:
-  // Loads kTestPtx into the current context and looks up its kernels.
+  // Loads fakecuda::kSamplePtx into the current context and looks up its kernels.
   void LoadTestModule() {
-    ASSERT_EQ(api().cuModuleLoadData(&module_, kTestPtx), CUDA_SUCCESS);
+    ASSERT_EQ(api().cuModuleLoadData(&module_, fakecuda::kSamplePtx), CUDA_SUCCESS);
     ASSERT_EQ(api().cuModuleGetFunction(&add_one_, module_, "add_one"), CUDA_SUCCESS);
     ASSERT_EQ(api().cuModuleGetFunction(&write_params_, module_, "write_params"), CUDA_SUCCESS);
     ASSERT_EQ(api().cuModuleGetFunction(&shared_reverse_, module_, "shared_reverse"), CUDA_SUCCESS);
@@ -38,7 +38,7 @@ class ModuleTest : public BackendTest {
                                 nullptr);
   }
 
-  TestKernels kernels_;
+  fakecuda::SampleKernels kernels_;
   CUmodule module_ = nullptr;
   CUfunction add_one_ = nullptr;
   CUfunction write_params_ = nullptr;
@@ -64,10 +64,10 @@ TEST_P(ModuleTest, LoadPtxAndFindItsKernels) {
 TEST_P(ModuleTest, LoadDataArgumentErrors) {
   CUmodule module = nullptr;
   // No current context.
-  EXPECT_EQ(api().cuModuleLoadData(&module, kTestPtx), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(api().cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_ERROR_INVALID_CONTEXT);
   ScopedPrimaryContext ctx(api());
   ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuModuleLoadData(nullptr, kTestPtx), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuModuleLoadData(nullptr, fakecuda::kSamplePtx), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api().cuModuleLoadData(&module, nullptr), CUDA_ERROR_INVALID_VALUE);
   // Not an image at all.
   EXPECT_EQ(api().cuModuleLoadData(&module, "hello, world"), CUDA_ERROR_INVALID_IMAGE);  // measured
@@ -89,12 +89,12 @@ TEST_P(ModuleTest, LoadDataExWritesTheErrorLog) {
   EXPECT_GT(std::strlen(error_log), 0u) << "the JIT explains the failure";
   EXPECT_LT(std::strlen(error_log), sizeof(error_log));
   // A good image through the Ex variant.
-  ASSERT_EQ(api().cuModuleLoadDataEx(&module_, kTestPtx, 0, nullptr, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuModuleLoadDataEx(&module_, fakecuda::kSamplePtx, 0, nullptr, nullptr), CUDA_SUCCESS);
   CUfunction f = nullptr;
   EXPECT_EQ(api().cuModuleGetFunction(&f, module_, "add_one"), CUDA_SUCCESS);
   // Options without their arrays.
   CUmodule other = nullptr;
-  EXPECT_EQ(api().cuModuleLoadDataEx(&other, kTestPtx, 1, nullptr, nullptr),
+  EXPECT_EQ(api().cuModuleLoadDataEx(&other, fakecuda::kSamplePtx, 1, nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);  // measured
   UnloadTestModule();
 }
@@ -285,14 +285,14 @@ TEST_P(ModuleTest, ParametersByPointerArrayAndByPackedBuffer) {
   EXPECT_EQ(got[5], 0xdeadbeefu);
 
   // The same launch through `extra`: the caller lays the parameters out (PTX alignment rules).
-  alignas(8) unsigned char buffer[kWriteParamsBytes] = {};
+  alignas(8) unsigned char buffer[fakecuda::kWriteParamsBytes] = {};
   unsigned c2 = 7;
   unsigned char a2 = 3;
   unsigned s2[4] = {5, 6, 7, 8};
-  std::memcpy(buffer + kWriteParamsOut, &out, sizeof(out));
-  std::memcpy(buffer + kWriteParamsA, &a2, 1);
-  std::memcpy(buffer + kWriteParamsS, s2, sizeof(s2));
-  std::memcpy(buffer + kWriteParamsC, &c2, sizeof(c2));
+  std::memcpy(buffer + fakecuda::kWriteParamsOut, &out, sizeof(out));
+  std::memcpy(buffer + fakecuda::kWriteParamsA, &a2, 1);
+  std::memcpy(buffer + fakecuda::kWriteParamsS, s2, sizeof(s2));
+  std::memcpy(buffer + fakecuda::kWriteParamsC, &c2, sizeof(c2));
   size_t size = sizeof(buffer);
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                    CU_LAUNCH_PARAM_END};

@@ -1,9 +1,10 @@
 // Copyright 2026 The cuhal Authors.
-// The PTX module the module and graph conformance tests load, and host implementations of its
-// kernels for the fake. On the real driver the same PTX is JIT-compiled and runs on the GPU; on
-// the fake the registered implementations run: a test passes on both only if they agree.
-#ifndef CUHAL_TESTS_FAKECUDA_MODULES_TEST_KERNELS_H_
-#define CUHAL_TESTS_FAKECUDA_MODULES_TEST_KERNELS_H_
+// A sample PTX module and host implementations of its kernels for the fake: what the module and
+// graph conformance tests load and what `cuhal demo` launches. On the real driver the same PTX is
+// JIT-compiled and runs on the GPU; on the fake the registered implementations run: a test passes
+// on both only if they agree.
+#ifndef CUHAL_FAKECUDA_SAMPLE_KERNELS_H_
+#define CUHAL_FAKECUDA_SAMPLE_KERNELS_H_
 
 #include <cuda.h>
 
@@ -15,7 +16,7 @@
 
 #include "fakecuda/kernel_registry.h"
 
-namespace cuhal::testing {
+namespace fakecuda {
 
 // Kernels (hand-written PTX, as nvcc would emit for sm_80):
 //   add_one(unsigned* data, unsigned n)         data[i] += 1 for i < n (i = global thread index)
@@ -25,8 +26,8 @@ namespace cuhal::testing {
 //                                               static shared memory; .maxntid 256
 // Module variables: fakecuda_counter (u32 = 7), fakecuda_table (16 bytes: u32 1, 2, 3, 4),
 // fakecuda_const (.const u32 = 42).
-inline constexpr char kTestPtx[] = R"PTX(//
-// cuhal test module (hand-written PTX)
+inline constexpr char kSamplePtx[] = R"PTX(//
+// cuhal sample module (hand-written PTX)
 //
 .version 8.0
 .target sm_80
@@ -130,12 +131,15 @@ inline constexpr std::size_t kWriteParamsS = 16;
 inline constexpr std::size_t kWriteParamsC = 32;
 inline constexpr std::size_t kWriteParamsBytes = 36;
 
-// Registers the fake implementations of kTestPtx's kernels for the scope.
-class TestKernels {
+// Registers the fake implementations of kSamplePtx's kernels for its lifetime.
+//
+// Ownership: the creator owns it; each kernel is registered (fakecuda::ScopedKernel) until it is
+// destroyed. Thread-safety: create and destroy on one thread; the registry is thread-safe.
+// Stream ordering: the kernels run in the stream order of their launches, like any fake kernel.
+class SampleKernels {
  public:
-  TestKernels() {
-    using fakecuda::KernelLaunch;
-    kernels_.push_back(std::make_unique<fakecuda::ScopedKernel>(
+  SampleKernels() {
+    kernels_.push_back(std::make_unique<ScopedKernel>(
         "add_one", [](const KernelLaunch& l) -> CUresult {
           auto n = l.Param<unsigned>(1);
           std::uint64_t threads = l.grid().Count() * l.block().Count();
@@ -145,7 +149,7 @@ class TestKernels {
           for (std::uint64_t i = 0; i < count; ++i) data[i] += 1;
           return CUDA_SUCCESS;
         }));
-    kernels_.push_back(std::make_unique<fakecuda::ScopedKernel>(
+    kernels_.push_back(std::make_unique<ScopedKernel>(
         "write_params", [](const KernelLaunch& l) -> CUresult {
           auto* out = l.TranslateAs<unsigned>(l.Param<CUdeviceptr>(0), 6);
           if (out == nullptr) return CUDA_ERROR_ILLEGAL_ADDRESS;
@@ -154,7 +158,7 @@ class TestKernels {
           out[5] = l.Param<unsigned>(3);
           return CUDA_SUCCESS;
         }));
-    kernels_.push_back(std::make_unique<fakecuda::ScopedKernel>(
+    kernels_.push_back(std::make_unique<ScopedKernel>(
         "shared_reverse", [](const KernelLaunch& l) -> CUresult {
           unsigned n = l.block().x;
           auto* data = l.TranslateAs<unsigned>(l.Param<CUdeviceptr>(0), n);
@@ -165,9 +169,9 @@ class TestKernels {
   }
 
  private:
-  std::vector<std::unique_ptr<fakecuda::ScopedKernel>> kernels_;
+  std::vector<std::unique_ptr<ScopedKernel>> kernels_;
 };
 
-}  // namespace cuhal::testing
+}  // namespace fakecuda
 
-#endif  // CUHAL_TESTS_FAKECUDA_MODULES_TEST_KERNELS_H_
+#endif  // CUHAL_FAKECUDA_SAMPLE_KERNELS_H_
