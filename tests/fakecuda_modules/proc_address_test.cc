@@ -199,7 +199,8 @@ TEST_P(ProcAddressTest, PerThreadDefaultStreamVariants) {
 // cuCtxGetDevice_v2(CUdevice*, CUcontext) (13.0), and "cuStreamGetCtx" to cuStreamGetCtx_v2(
 // CUstream, CUcontext*, CUgreenCtx*) (12.5), although cuda.h 13.0 declares the older forms under
 // the plain names. Each is called here through the type of the form resolved. Which form each
-// version gets is measured; the calls' answers follow cuda.h's documentation (UNMEASURED).
+// version gets, and the calls' answers, were measured (H200, driver 580.159.04, ci/gpu-nightly
+// 2026-12-03).
 TEST_P(ProcAddressTest, CtxSynchronizeIsTheV2FormFrom13000) {
   ScopedPrimaryContext primary(api());
   ASSERT_EQ(primary.result(), CUDA_SUCCESS);
