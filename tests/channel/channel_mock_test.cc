@@ -72,29 +72,7 @@ class ChannelMockTest : public ::testing::Test {
     allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuCtxGetCurrent(_))
                            .SIDE_EFFECT(*_1 = stack->top())
                            .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuInit(0u)).RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDriverGetVersion(_))
-                           .SIDE_EFFECT(*_1 = 13000)
-                           .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(
-        NAMED_ALLOW_CALL(mock_, cuDeviceGetCount(_)).SIDE_EFFECT(*_1 = 1).RETURN(CUDA_SUCCESS));
-    allowed_.push_back(
-        NAMED_ALLOW_CALL(mock_, cuDeviceGet(_, 0)).SIDE_EFFECT(*_1 = 0).RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDeviceGetName(_, _, 0))
-                           .SIDE_EFFECT(std::snprintf(_1, static_cast<size_t>(_2), "Mock GPU"))
-                           .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDeviceGetUuid(_, 0))
-                           .SIDE_EFFECT(std::memset(_1->bytes, 0xAB, sizeof(_1->bytes)))
-                           .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDeviceGetPCIBusId(_, _, 0))
-                           .SIDE_EFFECT(std::snprintf(_1, static_cast<size_t>(_2), "0000:18:00.0"))
-                           .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDeviceTotalMem(_, 0))
-                           .SIDE_EFFECT(*_1 = std::size_t{80} << 30)
-                           .RETURN(CUDA_SUCCESS));
-    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuDeviceGetAttribute(_, _, 0))
-                           .SIDE_EFFECT(*_1 = Attribute(_2))
-                           .RETURN(CUDA_SUCCESS));
+    mock_.AllowDeviceQueries(&Attribute);
     previous_handler_ = SetDroppedStatusHandler(&CaptureDropped);
     {
       std::lock_guard<std::mutex> lock(g_dropped_mu);

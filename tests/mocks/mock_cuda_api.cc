@@ -2,7 +2,11 @@
 #include "tests/mocks/mock_cuda_api.h"
 
 #include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <functional>
 #include <string_view>
+#include <utility>
 
 #include "core/symbols/api_status.h"
 
@@ -65,6 +69,32 @@ void MockCudaApi::AllowErrorLookups() {
       NAMED_ALLOW_CALL(*this, cuGetErrorName(_, _)).RETURN(LookUpErrorName(_1, _2)));
   defaults_.push_back(
       NAMED_ALLOW_CALL(*this, cuGetErrorString(_, _)).RETURN(LookUpErrorString(_1, _2)));
+}
+
+void MockCudaApi::AllowDeviceQueries(std::function<int(CUdevice_attribute)> attribute) {
+  using trompeloeil::_;
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuInit(0u)).RETURN(CUDA_SUCCESS));
+  defaults_.push_back(
+      NAMED_ALLOW_CALL(*this, cuDriverGetVersion(_)).SIDE_EFFECT(*_1 = 13000).RETURN(CUDA_SUCCESS));
+  defaults_.push_back(
+      NAMED_ALLOW_CALL(*this, cuDeviceGetCount(_)).SIDE_EFFECT(*_1 = 1).RETURN(CUDA_SUCCESS));
+  defaults_.push_back(
+      NAMED_ALLOW_CALL(*this, cuDeviceGet(_, 0)).SIDE_EFFECT(*_1 = 0).RETURN(CUDA_SUCCESS));
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuDeviceGetName(_, _, 0))
+                          .SIDE_EFFECT(std::snprintf(_1, static_cast<size_t>(_2), "Mock GPU"))
+                          .RETURN(CUDA_SUCCESS));
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuDeviceGetUuid(_, 0))
+                          .SIDE_EFFECT(std::memset(_1->bytes, 0xAB, sizeof(_1->bytes)))
+                          .RETURN(CUDA_SUCCESS));
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuDeviceGetPCIBusId(_, _, 0))
+                          .SIDE_EFFECT(std::snprintf(_1, static_cast<size_t>(_2), "0000:18:00.0"))
+                          .RETURN(CUDA_SUCCESS));
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuDeviceTotalMem(_, 0))
+                          .SIDE_EFFECT(*_1 = std::size_t{80} << 30)
+                          .RETURN(CUDA_SUCCESS));
+  defaults_.push_back(NAMED_ALLOW_CALL(*this, cuDeviceGetAttribute(_, _, 0))
+                          .SIDE_EFFECT(*_1 = attribute(_2))
+                          .RETURN(CUDA_SUCCESS));
 }
 
 std::string_view MockCudaApi::EntryName(std::size_t offset) {

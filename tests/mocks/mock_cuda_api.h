@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,10 @@ class MockCudaApi {
   // name (CUDA_ERROR_INVALID_VALUE and nullptr for an unknown code), cuGetErrorString gives
   // kMockErrorString. Use it when a test does not care about the text of an error.
   void AllowErrorLookups();
+  // Answers Driver::Create and Driver::QueryDevice(0) permissively (not pinned): cuInit,
+  // cuDriverGetVersion (13000), one device named "Mock GPU" with UUID bytes 0xAB, bus id
+  // 0000:18:00.0, 80 GiB, and each attribute as `attribute` says.
+  void AllowDeviceQueries(std::function<int(CUdevice_attribute)> attribute);
   static constexpr const char* kMockErrorString = "error string from MockCudaApi";
 
   // The plain cuda.h name of the CudaApi entry at byte offset `offset` ("?" if none).
