@@ -15,25 +15,20 @@
 namespace cuhal::testing {
 namespace {
 
-class EventTest : public BackendTest {
+class EventTest : public PrimaryContextTest {
  protected:
   void SetUp() override {
-    BackendTest::SetUp();
+    PrimaryContextTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    ctx_ = std::make_unique<ScopedPrimaryContext>(api());
-    ASSERT_EQ(ctx_->result(), CUDA_SUCCESS);
     ASSERT_EQ(api().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
   }
   void TearDown() override {
     if (stream_ != nullptr) {
       EXPECT_EQ(api().cuStreamDestroy(stream_), CUDA_SUCCESS);
     }
-    ctx_.reset();
-    BackendTest::TearDown();
+    PrimaryContextTest::TearDown();
   }
-  CUcontext ctx() const { return ctx_->get(); }
 
-  std::unique_ptr<ScopedPrimaryContext> ctx_;
   CUstream stream_ = nullptr;
 };
 

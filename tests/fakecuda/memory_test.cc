@@ -37,27 +37,14 @@ struct PageableBuffer {
   unsigned char* data;
 };
 
-class MemoryTest : public BackendTest {
+class MemoryTest : public PrimaryContextTest {
  protected:
-  void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    ctx_ = std::make_unique<ScopedPrimaryContext>(api());
-    ASSERT_EQ(ctx_->result(), CUDA_SUCCESS);
-  }
-  void TearDown() override {
-    ctx_.reset();
-    BackendTest::TearDown();
-  }
-  CUcontext ctx() const { return ctx_->get(); }
   size_t FreeBytes() {
     size_t free = 0;
     size_t total = 0;
     EXPECT_EQ(api().cuMemGetInfo(&free, &total), CUDA_SUCCESS);
     return free;
   }
-
-  std::unique_ptr<ScopedPrimaryContext> ctx_;
 };
 
 std::vector<unsigned char> Pattern(size_t n, unsigned seed) {

@@ -24,22 +24,7 @@
 namespace cuhal::testing {
 namespace {
 
-class StreamTest : public BackendTest {
- protected:
-  void SetUp() override {
-    BackendTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    ctx_ = std::make_unique<ScopedPrimaryContext>(api());
-    ASSERT_EQ(ctx_->result(), CUDA_SUCCESS);
-  }
-  void TearDown() override {
-    ctx_.reset();
-    BackendTest::TearDown();
-  }
-  CUcontext ctx() const { return ctx_->get(); }
-
-  std::unique_ptr<ScopedPrimaryContext> ctx_;
-};
+class StreamTest : public PrimaryContextTest {};
 
 TEST_P(StreamTest, Flags) {
   CUstream blocking = nullptr;

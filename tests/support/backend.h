@@ -188,6 +188,25 @@ class ScopedPrimaryContext {
   CUresult result_ = CUDA_SUCCESS;
 };
 
+// A BackendTest whose every test runs with device 0's primary context retained and current
+// (ctx()). Subclasses that override SetUp/TearDown call these first/last.
+class PrimaryContextTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    ctx_ = std::make_unique<ScopedPrimaryContext>(api());
+    ASSERT_EQ(ctx_->result(), CUDA_SUCCESS);
+  }
+  void TearDown() override {
+    ctx_.reset();
+    BackendTest::TearDown();
+  }
+  CUcontext ctx() const { return ctx_->get(); }
+
+  std::unique_ptr<ScopedPrimaryContext> ctx_;
+};
+
 // Pushes `ctx` on the calling thread's stack for the scope (for helper threads).
 class ScopedPushContext {
  public:
