@@ -2,8 +2,12 @@
 #include "fakecuda/fake_driver.h"
 
 #include <atomic>
+#include <cstdio>
+#include <exception>
+#include <new>
 #include <sstream>
 
+#include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/thread_state.h"
 
@@ -81,6 +85,23 @@ ScopedDriver::ScopedDriver(DriverOptions options)
 }
 
 ScopedDriver::~ScopedDriver() { Install(previous_); }
+
+CUresult EntryFailed(const char* entry) noexcept {
+  CUresult result = CUDA_ERROR_UNKNOWN;
+  const char* what = "an exception that is not a std::exception";
+  try {
+    throw;
+  } catch (const std::bad_alloc& e) {
+    result = CUDA_ERROR_OUT_OF_MEMORY;
+    what = e.what();
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "fakecuda: %s: the fake's implementation threw (%s); answering %s\n", entry,
+               what, result == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_UNKNOWN");
+  return result;
+}
 
 CUresult CurrentContextOrError(DriverState* st, Context** ctx) {
   auto& stack = ThreadContextStack(st->serial);

@@ -74,7 +74,7 @@ using fakecuda::ValidDevice;
 
 extern "C" {
 
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRetain)
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -86,9 +86,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
   ++d.primary_refcount;
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, d.primary_ctx_id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDevicePrimaryCtxRetain");
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
@@ -98,9 +100,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
     fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDevicePrimaryCtxRelease");
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxSetFlags)
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (!fakecuda::ValidCtxFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
@@ -110,9 +114,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
     it->second->flags = flags;
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDevicePrimaryCtxSetFlags");
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* active) {
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* active) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxGetState)
   if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -120,9 +126,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, i
   *flags = d.primary_flags;
   *active = d.primary_refcount > 0 ? 1 : 0;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDevicePrimaryCtxGetState");
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
@@ -135,10 +143,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
   }
   d.primary_flags = 0;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDevicePrimaryCtxReset");
 }
 
 CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams,
-                             unsigned int flags, CUdevice dev) {
+                             unsigned int flags, CUdevice dev) try {
   FAKECUDA_ENTER(cuCtxCreate)
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -151,9 +161,11 @@ CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams
   ThreadContextStack(st->serial).push_back(c->id);
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, c->id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxCreate");
 }
 
-CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxDestroy)
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = st->FindContext(ctx);
@@ -163,18 +175,22 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
   fakecuda::PopIfCurrent(st, id);
   fakecuda::DestroyContextObject(st, id, lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxDestroy");
 }
 
-CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxPushCurrent)
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = st->FindContext(ctx);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   ThreadContextStack(st->serial).push_back(c->id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxPushCurrent");
 }
 
-CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) {
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) try {
   FAKECUDA_ENTER(cuCtxPopCurrent)
   auto& stack = ThreadContextStack(st->serial);
   if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
@@ -182,9 +198,11 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) {
   stack.pop_back();
   if (pctx != nullptr) *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxPopCurrent");
 }
 
-CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxSetCurrent)
   auto& stack = ThreadContextStack(st->serial);
   if (ctx == nullptr) {
@@ -199,45 +217,55 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
     stack.back() = c->id;
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSetCurrent");
 }
 
-CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) {
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) try {
   FAKECUDA_ENTER(cuCtxGetCurrent)
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   auto& stack = ThreadContextStack(st->serial);
   *pctx = stack.empty() ? nullptr
                         : fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, stack.back());
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetCurrent");
 }
 
-CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) try {
   FAKECUDA_ENTER(cuCtxGetDevice)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   *device = ctx->device;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetDevice");
 }
 
 // CUDA 13.0's form (cuGetProcAddress hands it out for "cuCtxGetDevice" from 13000): the device
 // of `ctx`, or of the current context when ctx is NULL. Counted under the plain name.
-CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxGetDevice)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
   *device = c->device;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetDevice_v2");
 }
 
-CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) {
+CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) try {
   FAKECUDA_ENTER(cuCtxGetFlags)
   if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   *flags = ctx->flags;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetFlags");
 }
 
-CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
   FAKECUDA_ENTER(cuCtxGetApiVersion)
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = nullptr;
@@ -249,25 +277,31 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
   }
   *version = 3020;  // every context made through the v2+ API reports 3020
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetApiVersion");
 }
 
-CUresult CUDAAPI cuCtxSynchronize(void) {
+CUresult CUDAAPI cuCtxSynchronize(void) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   FAKECUDA_REQUIRE_CONTEXT()
   return st->SyncAll(ctx->id, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSynchronize");
 }
 
 // CUDA 13.0's form (cuGetProcAddress hands it out for "cuCtxSynchronize" from 13000): waits for
 // the work of `ctx`, or of the current context when ctx is NULL, whether or not ctx is current.
 // Counted under the plain name.
-CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
   return st->SyncAll(c->id, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSynchronize_v2");
 }
 
-CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) try {
   FAKECUDA_ENTER(cuCtxGetStreamPriorityRange)
   FAKECUDA_REQUIRE_CONTEXT()
   const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
@@ -275,9 +309,11 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPr
   if (leastPriority != nullptr) *leastPriority = 0;
   if (greatestPriority != nullptr) *greatestPriority = -5;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetStreamPriorityRange");
 }
 
-CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
+CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) try {
   FAKECUDA_ENTER(cuCtxGetLimit)
   if (pvalue == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -295,9 +331,11 @@ CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
   auto it = ctx->limits.find(limit);
   *pvalue = it != ctx->limits.end() ? it->second : def->second;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetLimit");
 }
 
-CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) try {
   FAKECUDA_ENTER(cuCtxSetLimit)
   FAKECUDA_REQUIRE_CONTEXT()
   switch (limit) {
@@ -316,9 +354,11 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
     default:
       return CUDA_ERROR_UNSUPPORTED_LIMIT;
   }
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSetLimit");
 }
 
-CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) try {
   FAKECUDA_ENTER(cuCtxEnablePeerAccess)
   FAKECUDA_REQUIRE_CONTEXT()
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -327,15 +367,19 @@ CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags
   if (peer->device == ctx->device) return CUDA_ERROR_INVALID_DEVICE;
   if (!ctx->peers.insert(peer->id).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxEnablePeerAccess");
 }
 
-CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext) {
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext) try {
   FAKECUDA_ENTER(cuCtxDisablePeerAccess)
   FAKECUDA_REQUIRE_CONTEXT()
   Context* peer = st->FindContext(peerContext);
   if (peer == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (ctx->peers.erase(peer->id) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxDisablePeerAccess");
 }
 
 }  // extern "C"

@@ -10,39 +10,47 @@ using fakecuda::ValidDevice;
 
 extern "C" {
 
-CUresult CUDAAPI cuInit(unsigned int Flags) {
+CUresult CUDAAPI cuInit(unsigned int Flags) try {
   FAKECUDA_ENTER_NOLOCK(cuInit)
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(st->mu);
   if (st->devices.empty()) return CUDA_ERROR_NO_DEVICE;
   st->initialized = true;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuInit");
 }
 
-CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) {
+CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) try {
   // Works before cuInit, as the real driver does.
   FAKECUDA_ENTER_NOLOCK(cuDriverGetVersion)
   if (driverVersion == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *driverVersion = st->options.driver_version;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDriverGetVersion");
 }
 
-CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) try {
   FAKECUDA_ENTER(cuDeviceGet)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, ordinal)) return CUDA_ERROR_INVALID_DEVICE;
   *device = ordinal;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGet");
 }
 
-CUresult CUDAAPI cuDeviceGetCount(int* count) {
+CUresult CUDAAPI cuDeviceGetCount(int* count) try {
   FAKECUDA_ENTER(cuDeviceGetCount)
   if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *count = static_cast<int>(st->devices.size());
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetCount");
 }
 
-CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetName)
   // len == 0 crashes the real driver (measured on the H200, driver 580); the fake refuses it.
   if (name == nullptr || len == 0) return CUDA_ERROR_INVALID_VALUE;
@@ -54,25 +62,31 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
   std::memcpy(name, n.data(), count);
   name[count] = '\0';
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetName");
 }
 
-CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetUuid)
   if (uuid == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   std::memcpy(uuid->bytes, st->devices[static_cast<size_t>(dev)].profile.uuid.data(), 16);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetUuid");
 }
 
-CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) {
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceTotalMem)
   if (bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   *bytes = st->devices[static_cast<size_t>(dev)].profile.total_memory;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceTotalMem");
 }
 
-CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) try {
   FAKECUDA_ENTER_NOLOCK(cuDeviceGetAttribute)
   // Profiles are immutable once the driver exists: no lock needed on this hot path.
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -81,9 +95,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevi
   if (attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
   *pi = st->devices[static_cast<size_t>(dev)].profile.Attribute(attrib);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetAttribute");
 }
 
-CUresult CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetPCIBusId)
   if (pciBusId == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -92,9 +108,11 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
   std::memcpy(pciBusId, id.data(), count);
   pciBusId[count] = '\0';
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetPCIBusId");
 }
 
-CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) {
+CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) try {
   FAKECUDA_ENTER(cuDeviceGetByPCIBusId)
   if (dev == nullptr || pciBusId == nullptr) return CUDA_ERROR_INVALID_VALUE;
   for (const fakecuda::Device& d : st->devices) {
@@ -104,19 +122,23 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) {
     }
   }
   return CUDA_ERROR_INVALID_DEVICE;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetByPCIBusId");
 }
 
-CUresult CUDAAPI cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) {
+CUresult CUDAAPI cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) try {
   FAKECUDA_ENTER(cuDeviceCanAccessPeer)
   if (canAccessPeer == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev) || !ValidDevice(st, peerDev)) return CUDA_ERROR_INVALID_DEVICE;
   // Fake devices of one driver sit on one NVLink-connected host; a device is not its own peer.
   *canAccessPeer = dev != peerDev ? 1 : 0;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceCanAccessPeer");
 }
 
 CUresult CUDAAPI cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attrib,
-                                          CUdevice srcDevice, CUdevice dstDevice) {
+                                          CUdevice srcDevice, CUdevice dstDevice) try {
   FAKECUDA_ENTER(cuDeviceGetP2PAttribute)
   if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, srcDevice) || !ValidDevice(st, dstDevice) || srcDevice == dstDevice) {
@@ -134,6 +156,8 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attri
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetP2PAttribute");
 }
 
 }  // extern "C"

@@ -7,6 +7,9 @@
 //   1. finds the installed driver (none installed: CUDA_ERROR_NOT_INITIALIZED, as before cuInit);
 //   2. lets the fault injector fail the call (before any effect, so a failed call changes nothing);
 //   3. takes the driver lock and checks cuInit has been called.
+// And each body is a function-try-block: `CUresult CUDAAPI cuX(...) try { ... } catch (...) {
+// return EntryFailed("cuX"); }`. Nothing unwinds into the C caller; the driver lock is released
+// by its unique_lock during unwinding, so a failed call wedges nothing.
 #ifndef CUHAL_FAKECUDA_ENTRY_ENTRY_H_
 #define CUHAL_FAKECUDA_ENTRY_ENTRY_H_
 
@@ -45,6 +48,10 @@
   }
 
 namespace fakecuda {
+// The answer of an entry point whose body threw: prints "fakecuda: <entry>: <what>" on stderr and
+// returns CUDA_ERROR_OUT_OF_MEMORY for std::bad_alloc (host memory for the fake's own state ran
+// out), CUDA_ERROR_UNKNOWN for anything else. Call only from a catch block.
+CUresult EntryFailed(const char* entry) noexcept;
 CUresult CurrentContextOrError(DriverState* st, Context** ctx);
 // Validates a device ordinal against the installed devices.
 inline bool ValidDevice(const DriverState* st, CUdevice dev) {

@@ -382,30 +382,38 @@ CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
 
 extern "C" {
 
-CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) try {
   FAKECUDA_ENTER_ANYTIME(cuGetErrorName)
   if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pStr = fakecuda::ErrorName(fakecuda::AsInt(error));
   return *pStr != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGetErrorName");
 }
 
-CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) try {
   FAKECUDA_ENTER_ANYTIME(cuGetErrorString)
   if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pStr = fakecuda::ErrorString(fakecuda::AsInt(error));
   return *pStr != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGetErrorString");
 }
 
 CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
-                                  cuuint64_t flags, CUdriverProcAddressQueryResult* symbolStatus) {
+                                  cuuint64_t flags, CUdriverProcAddressQueryResult* symbolStatus) try {
   FAKECUDA_ENTER_ANYTIME(cuGetProcAddress)
   return fakecuda::Resolve(symbol, pfn, cudaVersion, flags, symbolStatus, /*legacy=*/false);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGetProcAddress");
 }
 
 CUresult CUDAAPI FakecudaGetProcAddressLegacy(const char* symbol, void** pfn, int cudaVersion,
-                                              cuuint64_t flags) {
+                                              cuuint64_t flags) try {
   FAKECUDA_ENTER_ANYTIME(cuGetProcAddress)
   return fakecuda::Resolve(symbol, pfn, cudaVersion, flags, nullptr, /*legacy=*/true);
+} catch (...) {
+  return ::fakecuda::EntryFailed("FakecudaGetProcAddressLegacy");
 }
 
 }  // extern "C"

@@ -196,7 +196,7 @@ CUresult CheckNodeContext(DriverState* st, CUcontext ctx) {
 
 extern "C" {
 
-CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) try {
   FAKECUDA_ENTER(cuGraphCreate)
   if (phGraph == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   GraphState g;
@@ -204,9 +204,11 @@ CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
   *phGraph = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, g.id);
   fakecuda::Modules(st).graphs.emplace(g.id, std::move(g));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphCreate");
 }
 
-CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
+CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) try {
   FAKECUDA_ENTER(cuGraphDestroy)
   ModuleModel& m = fakecuda::Modules(st);
   GraphState* g = m.FindGraph(hGraph);
@@ -218,20 +220,24 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
   }
   m.graphs.erase(g->id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphDestroy");
 }
 
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
-                                     const CUgraphNode* dependencies, size_t numDependencies) {
+                                     const CUgraphNode* dependencies, size_t numDependencies) try {
   FAKECUDA_ENTER(cuGraphAddEmptyNode)
   FAKECUDA_NODE_PROLOGUE()
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_EMPTY;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddEmptyNode");
 }
 
 CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                       const CUgraphNode* dependencies, size_t numDependencies,
-                                      const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+                                      const CUDA_KERNEL_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphAddKernelNode)
   FAKECUDA_NODE_PROLOGUE()
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -255,11 +261,13 @@ CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
     return e;
   }
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddKernelNode");
 }
 
 CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                       const CUgraphNode* dependencies, size_t numDependencies,
-                                      const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
+                                      const CUDA_MEMCPY3D* copyParams, CUcontext ctx) try {
   FAKECUDA_ENTER(cuGraphAddMemcpyNode)
   FAKECUDA_NODE_PROLOGUE()
   if (copyParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -270,11 +278,13 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
   node.copy = *copyParams;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddMemcpyNode");
 }
 
 CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                       const CUgraphNode* dependencies, size_t numDependencies,
-                                      const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) {
+                                      const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) try {
   FAKECUDA_ENTER(cuGraphAddMemsetNode)
   FAKECUDA_NODE_PROLOGUE()
   if (memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -285,11 +295,13 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   node.type = CU_GRAPH_NODE_TYPE_MEMSET;
   node.memset = *memsetParams;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddMemsetNode");
 }
 
 CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                     const CUgraphNode* dependencies, size_t numDependencies,
-                                    const CUDA_HOST_NODE_PARAMS* nodeParams) {
+                                    const CUDA_HOST_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphAddHostNode)
   FAKECUDA_NODE_PROLOGUE()
   if (nodeParams == nullptr || nodeParams->fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -298,11 +310,13 @@ CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   node.host_fn = nodeParams->fn;
   node.host_data = nodeParams->userData;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddHostNode");
 }
 
 CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                            const CUgraphNode* dependencies, size_t numDependencies,
-                                           CUevent event) {
+                                           CUevent event) try {
   FAKECUDA_ENTER(cuGraphAddEventRecordNode)
   FAKECUDA_NODE_PROLOGUE()
   if (st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;  // measured for NULL
@@ -310,11 +324,13 @@ CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGr
   node.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
   node.event = event;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddEventRecordNode");
 }
 
 CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                          const CUgraphNode* dependencies, size_t numDependencies,
-                                         CUevent event) {
+                                         CUevent event) try {
   FAKECUDA_ENTER(cuGraphAddEventWaitNode)
   FAKECUDA_NODE_PROLOGUE()
   if (st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;  // measured for NULL
@@ -322,10 +338,12 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGrap
   node.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
   node.event = event;
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphAddEventWaitNode");
 }
 
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
-                                             unsigned long long flags) {
+                                             unsigned long long flags) try {
   FAKECUDA_ENTER(cuGraphInstantiateWithFlags)
   if (phGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // AUTO_FREE_ON_LAUNCH and USE_NODE_PRIORITY change nothing the fake models; UPLOAD belongs to
@@ -368,9 +386,11 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
   m.execs.emplace(exec.id, std::move(exec));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphInstantiateWithFlags");
 }
 
-CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) try {
   FAKECUDA_ENTER(cuGraphExecDestroy)
   ModuleModel& m = fakecuda::Modules(st);
   GraphExecState* e = m.FindExec(hGraphExec);
@@ -378,9 +398,11 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
   // Queued launches own what they need; they still complete.
   m.execs.erase(e->id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphExecDestroy");
 }
 
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   FAKECUDA_ENTER(cuGraphLaunch)
   ModuleModel& m = fakecuda::Modules(st);
   GraphExecState* exec = m.FindExec(hGraphExec);
@@ -480,6 +502,8 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
     again->last_seq = last_seq;
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphLaunch");
 }
 
 }  // extern "C"

@@ -166,7 +166,7 @@ using fakecuda::Resolved;
 
 extern "C" {
 
-CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
   FAKECUDA_ENTER(cuMemAlloc)
   if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -188,9 +188,11 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
   *dptr = a.base;
   st->allocations.emplace(a.base, std::move(a));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAlloc");
 }
 
-CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) try {
   FAKECUDA_ENTER(cuMemFree)
   FAKECUDA_REQUIRE_CONTEXT()
   if (dptr == 0) return CUDA_SUCCESS;
@@ -210,9 +212,11 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
   if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
   st->ReleaseAllocation(it);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemFree");
 }
 
-CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
+CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) try {
   FAKECUDA_ENTER(cuMemGetInfo)
   // Either output may be NULL, even both (measured on the H200, driver 580).
   FAKECUDA_REQUIRE_CONTEXT()
@@ -222,9 +226,11 @@ CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
     *free = d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory);
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemGetInfo");
 }
 
-CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) try {
   FAKECUDA_ENTER(cuMemGetAddressRange)
   FAKECUDA_REQUIRE_CONTEXT()
   Allocation* a = st->FindAllocation(dptr, 1);
@@ -232,23 +238,29 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdevic
   if (pbase != nullptr) *pbase = a->base;
   if (psize != nullptr) *psize = a->size;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemGetAddressRange");
 }
 
-CUresult CUDAAPI cuMemAllocHost(void** pp, size_t bytesize) {
+CUresult CUDAAPI cuMemAllocHost(void** pp, size_t bytesize) try {
   FAKECUDA_ENTER(cuMemAllocHost)
   return fakecuda::HostAlloc(st, pp, bytesize, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP,
                              "cuMemAllocHost");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAllocHost");
 }
 
-CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) try {
   FAKECUDA_ENTER(cuMemHostAlloc)
   constexpr unsigned kKnown =
       CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
   if (Flags & ~kKnown) return CUDA_ERROR_INVALID_VALUE;
   return fakecuda::HostAlloc(st, pp, bytesize, Flags, "cuMemHostAlloc");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemHostAlloc");
 }
 
-CUresult CUDAAPI cuMemFreeHost(void* p) {
+CUresult CUDAAPI cuMemFreeHost(void* p) try {
   FAKECUDA_ENTER(cuMemFreeHost)
   FAKECUDA_REQUIRE_CONTEXT()
   if (p == nullptr) return CUDA_SUCCESS;
@@ -261,9 +273,11 @@ CUresult CUDAAPI cuMemFreeHost(void* p) {
   if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
   st->ReleaseAllocation(it);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemFreeHost");
 }
 
-CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* pdptr, void* p, unsigned int Flags) try {
   FAKECUDA_ENTER(cuMemHostGetDevicePointer)
   if (pdptr == nullptr || p == nullptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -274,9 +288,11 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* pdptr, void* p, unsigned
   }
   *pdptr = reinterpret_cast<CUdeviceptr>(p);  // unified addressing: the same address
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemHostGetDevicePointer");
 }
 
-CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) {
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) try {
   FAKECUDA_ENTER(cuMemHostGetFlags)
   if (pFlags == nullptr || p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -287,9 +303,11 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) {
   }
   *pFlags = a->flags;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemHostGetFlags");
 }
 
-CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags) {
+CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags) try {
   FAKECUDA_ENTER(cuMemHostRegister)
   constexpr unsigned kKnown = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
                               CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
@@ -320,9 +338,11 @@ CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags)
   a.created_by = "cuMemHostRegister";
   st->allocations.emplace(base, std::move(a));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemHostRegister");
 }
 
-CUresult CUDAAPI cuMemHostUnregister(void* p) {
+CUresult CUDAAPI cuMemHostUnregister(void* p) try {
   FAKECUDA_ENTER(cuMemHostUnregister)
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -334,9 +354,11 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) {
   it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
   if (it != st->allocations.end()) st->ReleaseAllocation(it);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemHostUnregister");
 }
 
-CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) {
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned int flags) try {
   FAKECUDA_ENTER(cuMemAllocManaged)
   if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
   if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
@@ -355,10 +377,12 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned 
   *dptr = a.base;
   st->allocations.emplace(a.base, std::move(a));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAllocManaged");
 }
 
 CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocation location,
-                                    unsigned int flags, CUstream hStream) {
+                                    unsigned int flags, CUstream hStream) try {
   FAKECUDA_ENTER(cuMemPrefetchAsync)
   (void)location;
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -372,10 +396,12 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocat
   op.cost_us = DriverState::CopyCostUs(count, false);
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPrefetchAsync");
 }
 
 CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
-                             CUmemLocation location) {
+                             CUmemLocation location) try {
   FAKECUDA_ENTER(cuMemAdvise)
   (void)location;
   if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY) {
@@ -384,6 +410,8 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advi
   Allocation* a = st->FindAllocation(devPtr, count);
   if (a == nullptr || a->type != MemoryType::kManaged) return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAdvise");
 }
 
 // --- copies ---
@@ -393,7 +421,7 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advi
   Stream* var = st->ResolveStream(handle, &var##_err); \
   if (var == nullptr) return var##_err;
 
-CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) try {
   FAKECUDA_ENTER(cuMemcpy)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -401,10 +429,12 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpy", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy");
 }
 
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
-                               CUstream hStream) {
+                               CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyAsync)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -412,9 +442,11 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyAsync", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyAsync");
 }
 
-CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) try {
   FAKECUDA_ENTER(cuMemcpyHtoD)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -422,9 +454,11 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyHtoD", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyHtoD");
 }
 
-CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) try {
   FAKECUDA_ENTER(cuMemcpyDtoH)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -432,9 +466,11 @@ CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteC
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyDtoH", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyDtoH");
 }
 
-CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) try {
   FAKECUDA_ENTER(cuMemcpyDtoD)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -443,10 +479,12 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   // Device-to-device copies are asynchronous with respect to the host, even this one.
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoD", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyDtoD");
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
-                                   CUstream hStream) {
+                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyHtoDAsync)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -454,10 +492,12 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, s
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyHtoDAsync", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyHtoDAsync");
 }
 
 CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
-                                   CUstream hStream) {
+                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoHAsync)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -465,10 +505,12 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t 
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoHAsync", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyDtoHAsync");
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
-                                   CUstream hStream) {
+                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoDAsync)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
@@ -476,10 +518,12 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoDAsync", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyDtoDAsync");
 }
 
 CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-                              CUcontext srcContext, size_t ByteCount) {
+                              CUcontext srcContext, size_t ByteCount) try {
   FAKECUDA_ENTER(cuMemcpyPeer)
   if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -490,11 +534,13 @@ CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdev
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyPeer", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyPeer");
 }
 
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
                                    CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
-                                   CUstream hStream) {
+                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyPeerAsync)
   if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -505,53 +551,67 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyPeerAsync", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyPeerAsync");
 }
 
 // --- memsets ---
 
-CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) try {
   FAKECUDA_ENTER(cuMemsetD8)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, true, "cuMemsetD8", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD8");
 }
 
-CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N) {
+CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N) try {
   FAKECUDA_ENTER(cuMemsetD16)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, true, "cuMemsetD16", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD16");
 }
 
-CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) try {
   FAKECUDA_ENTER(cuMemsetD32)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, true, "cuMemsetD32", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD32");
 }
 
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
-                                 CUstream hStream) {
+                                 CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD8Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, false, "cuMemsetD8Async", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD8Async");
 }
 
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
-                                  CUstream hStream) {
+                                  CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD16Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, false, "cuMemsetD16Async", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD16Async");
 }
 
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
-                                  CUstream hStream) {
+                                  CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD32Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, false, "cuMemsetD32Async", lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemsetD32Async");
 }
 
 // --- pointer attributes ---
@@ -623,15 +683,17 @@ CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attri
 
 extern "C" {
 
-CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) try {
   FAKECUDA_ENTER(cuPointerGetAttribute)
   if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return fakecuda::PointerAttribute(st, data, attribute, ptr);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuPointerGetAttribute");
 }
 
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
                                         CUpointer_attribute* attributes, void** data,
-                                        CUdeviceptr ptr) {
+                                        CUdeviceptr ptr) try {
   FAKECUDA_ENTER(cuPointerGetAttributes)
   if (numAttributes == 0 || attributes == nullptr || data == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Unlike the singular form, an unknown pointer is not an error here: each attribute reads as
@@ -672,6 +734,8 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
     if (e != CUDA_SUCCESS) return e;
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuPointerGetAttributes");
 }
 
 }  // extern "C"

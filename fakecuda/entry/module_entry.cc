@@ -122,16 +122,18 @@ void WriteLog(const std::string& text, void** buffer_slot, void** size_slot) {
 
 extern "C" {
 
-CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
+CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) try {
   FAKECUDA_ENTER(cuModuleLoadData)
   if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   std::string log;
   return fakecuda::LoadModule(st, ctx, image, module, &log);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleLoadData");
 }
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
-                                    CUjit_option* options, void** optionValues) {
+                                    CUjit_option* options, void** optionValues) try {
   FAKECUDA_ENTER(cuModuleLoadDataEx)
   if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (numOptions > 0 && (options == nullptr || optionValues == nullptr)) {
@@ -166,9 +168,11 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigne
     }
   }
   return result;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleLoadDataEx");
 }
 
-CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod) try {
   FAKECUDA_ENTER(cuModuleUnload)
   ModuleModel& m = fakecuda::Modules(st);
   ModuleState* mod = m.FindModule(hmod);
@@ -179,9 +183,11 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
   if (m.modules.count(id) == 0) return CUDA_ERROR_INVALID_HANDLE;  // unloaded meanwhile
   fakecuda::UnloadModule(st, id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleUnload");
 }
 
-CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) try {
   FAKECUDA_ENTER(cuModuleGetFunction)
   if (hfunc == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   ModuleState* mod = fakecuda::Modules(st).FindModule(hmod);
@@ -190,10 +196,12 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const cha
   if (it == mod->functions.end()) return CUDA_ERROR_NOT_FOUND;
   *hfunc = fakecuda::EncodeHandle<CUfunction>(HandleKind::kFunction, it->second);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleGetFunction");
 }
 
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod,
-                                   const char* name) {
+                                   const char* name) try {
   FAKECUDA_ENTER(cuModuleGetGlobal)
   // Measured: asking for neither output is INVALID_VALUE.
   if (name == nullptr || (dptr == nullptr && bytes == nullptr)) return CUDA_ERROR_INVALID_VALUE;
@@ -204,9 +212,11 @@ CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule hm
   if (dptr != nullptr) *dptr = it->second.address;
   if (bytes != nullptr) *bytes = it->second.size;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleGetGlobal");
 }
 
-CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
+CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) try {
   FAKECUDA_ENTER(cuFuncGetAttribute)
   if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
@@ -234,9 +244,11 @@ CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunc
     default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuFuncGetAttribute");
 }
 
-CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) try {
   FAKECUDA_ENTER(cuFuncSetAttribute)
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -274,13 +286,15 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
       // Read-only (MAX_THREADS_PER_BLOCK, NUM_REGS, ...) or unknown.
       return CUDA_ERROR_INVALID_VALUE;
   }
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuFuncSetAttribute");
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                 unsigned int gridDimZ, unsigned int blockDimX,
                                 unsigned int blockDimY, unsigned int blockDimZ,
                                 unsigned int sharedMemBytes, CUstream hStream,
-                                void** kernelParams, void** extra) {
+                                void** kernelParams, void** extra) try {
   FAKECUDA_ENTER(cuLaunchKernel)
   FunctionState* fn = fakecuda::Modules(st).FindFunction(f);
   if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -307,6 +321,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
   }
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuLaunchKernel");
 }
 
 }  // extern "C"

@@ -15,22 +15,28 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice de
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
 
-CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev) {
+CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev) try {
   return cuCtxCreate(pctx, nullptr, flags, dev);
+} catch (...) {
+  return ::fakecuda::EntryFailed("FakecudaCtxCreateV1");
 }
 
-CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) {
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) try {
   return cuCtxCreate(pctx, nullptr, flags, dev);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxCreate_v2");
 }
 
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
-                                unsigned int flags, CUdevice dev) {
+                                unsigned int flags, CUdevice dev) try {
   if (numParams < 0 || (numParams > 0 && paramsArray == nullptr)) return CUDA_ERROR_INVALID_VALUE;
   if (numParams == 0) return cuCtxCreate(pctx, nullptr, flags, dev);
   CUctxCreateParams params{};
   params.execAffinityParams = paramsArray;
   params.numExecAffinityParams = numParams;
   return cuCtxCreate(pctx, &params, flags, dev);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxCreate_v3");
 }
 
 }  // extern "C"

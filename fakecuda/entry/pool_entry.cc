@@ -37,61 +37,75 @@ CUresult StreamAndContext(DriverState* st, CUstream handle, Stream** stream, Con
 
 extern "C" {
 
-CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* poolProps) {
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* poolProps) try {
   FAKECUDA_ENTER(cuMemPoolCreate)
   if (pool == nullptr || poolProps == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return PoolModel::Of(st).Create(*poolProps, pool);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolCreate");
 }
 
-CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool) {
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool) try {
   FAKECUDA_ENTER(cuMemPoolDestroy)
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(pool);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return model.Destroy(p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolDestroy");
 }
 
-CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) try {
   FAKECUDA_ENTER(cuMemPoolSetAttribute)
   MemPool* p = PoolModel::Of(st).Find(pool);
   if (p == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return p->SetAttribute(attr, value);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolSetAttribute");
 }
 
-CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) try {
   FAKECUDA_ENTER(cuMemPoolGetAttribute)
   MemPool* p = PoolModel::Of(st).Find(pool);
   if (p == nullptr || value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return p->GetAttribute(attr, value);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolGetAttribute");
 }
 
-CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) try {
   FAKECUDA_ENTER(cuMemPoolTrimTo)
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(pool);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   model.TrimTo(p, minBytesToKeep);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolTrimTo");
 }
 
-CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) {
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) try {
   FAKECUDA_ENTER(cuMemPoolSetAccess)
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(pool);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return model.SetAccess(p, map, count);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolSetAccess");
 }
 
 CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool memPool,
-                                    CUmemLocation* location) {
+                                    CUmemLocation* location) try {
   FAKECUDA_ENTER(cuMemPoolGetAccess)
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(memPool);
   if (p == nullptr || flags == nullptr || location == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return model.GetAccess(p, *location, flags);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemPoolGetAccess");
 }
 
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) try {
   FAKECUDA_ENTER(cuMemAllocAsync)
   if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Stream* s = nullptr;
@@ -106,10 +120,12 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hS
   MemPool* p = model.CurrentPool(ctx->device);
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   return model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAllocAsync");
 }
 
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool,
-                                         CUstream hStream) {
+                                         CUstream hStream) try {
   FAKECUDA_ENTER(cuMemAllocFromPoolAsync)
   if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   PoolModel& model = PoolModel::Of(st);
@@ -124,9 +140,11 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
   }
   // The pool may live on another device than the stream's.
   return model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemAllocFromPoolAsync");
 }
 
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) try {
   FAKECUDA_ENTER(cuMemFreeAsync)
   Stream* s = nullptr;
   Context* ctx = nullptr;
@@ -157,9 +175,11 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   }
   if (it->second.type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
   return PoolModel::Of(st).FreeAsync(it, s, ctx, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemFreeAsync");
 }
 
-CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetDefaultMemPool)
   if (pool_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -167,9 +187,11 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev)
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   *pool_out = p->handle();
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetDefaultMemPool");
 }
 
-CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetMemPool)
   if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -177,15 +199,19 @@ CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   *pool = p->handle();
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceGetMemPool");
 }
 
-CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) try {
   FAKECUDA_ENTER(cuDeviceSetMemPool)
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(pool);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return model.SetCurrentPool(dev, p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuDeviceSetMemPool");
 }
 
 }  // extern "C"

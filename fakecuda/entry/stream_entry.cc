@@ -58,17 +58,21 @@ CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
 
 extern "C" {
 
-CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) try {
   FAKECUDA_ENTER(cuStreamCreate)
   return fakecuda::CreateStream(st, phStream, Flags, 0);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamCreate");
 }
 
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) {
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) try {
   FAKECUDA_ENTER(cuStreamCreateWithPriority)
   return fakecuda::CreateStream(st, phStream, flags, priority);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamCreateWithPriority");
 }
 
-CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream) try {
   FAKECUDA_ENTER(cuStreamDestroy)
   if (hStream == nullptr || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
     return CUDA_ERROR_INVALID_HANDLE;
@@ -80,9 +84,11 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
   s->destroyed = true;
   st->ReapStreams();
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamDestroy");
 }
 
-CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
+CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
   FAKECUDA_ENTER(cuStreamQuery)
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
@@ -92,17 +98,21 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
     return it->second->sticky;
   }
   return st->PollStream(s, 0, lock) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamQuery");
 }
 
-CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) try {
   FAKECUDA_ENTER(cuStreamSynchronize)
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   return st->SyncStream(s, 0, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamSynchronize");
 }
 
-CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) try {
   FAKECUDA_ENTER(cuStreamWaitEvent)
   if (Flags != CU_EVENT_WAIT_DEFAULT && Flags != CU_EVENT_WAIT_EXTERNAL) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -120,9 +130,11 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   if (e->stream_id != 0) s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitEvent");
 }
 
-CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int* flags) try {
   FAKECUDA_ENTER(cuStreamGetFlags)
   if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -130,9 +142,11 @@ CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
   if (s == nullptr) return err;
   *flags = s->flags;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetFlags");
 }
 
-CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int* priority) {
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int* priority) try {
   FAKECUDA_ENTER(cuStreamGetPriority)
   if (priority == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -140,9 +154,11 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int* priority) {
   if (s == nullptr) return err;
   *priority = s->priority;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetPriority");
 }
 
-CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) try {
   FAKECUDA_ENTER(cuStreamGetCtx)
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -150,12 +166,14 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
   if (s == nullptr) return err;
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetCtx");
 }
 
 // CUDA 12.5's form (cuGetProcAddress hands it out for "cuStreamGetCtx" from 12050): the stream's
 // context in *pCtx and its green context in *pGreenCtx, always NULL here (the fake has no green
 // contexts). Either output may be NULL, not both. Counted under the plain name.
-CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) {
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) try {
   FAKECUDA_ENTER(cuStreamGetCtx)
   if (pCtx == nullptr && pGreenCtx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -164,9 +182,11 @@ CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx
   if (pCtx != nullptr) *pCtx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
   if (pGreenCtx != nullptr) *pGreenCtx = nullptr;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetCtx_v2");
 }
 
-CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) {
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) try {
   FAKECUDA_ENTER(cuLaunchHostFunc)
   if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -181,10 +201,12 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData)
   };
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuLaunchHostFunc");
 }
 
 CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData,
-                                     unsigned int flags) {
+                                     unsigned int flags) try {
   FAKECUDA_ENTER(cuStreamAddCallback)
   if (callback == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -199,27 +221,33 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
   };
   st->Enqueue(s, std::move(op), lock);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamAddCallback");
 }
 
-CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) {
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) try {
   FAKECUDA_ENTER(cuStreamBeginCapture)
   (void)mode;
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   return CUDA_ERROR_NOT_SUPPORTED;  // stream capture is not modelled by fakecuda yet
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamBeginCapture");
 }
 
-CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) try {
   FAKECUDA_ENTER(cuStreamEndCapture)
   if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   return CUDA_ERROR_ILLEGAL_STATE;  // no capture was begun (capture is never active here)
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamEndCapture");
 }
 
-CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) try {
   FAKECUDA_ENTER(cuStreamIsCapturing)
   if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
@@ -227,11 +255,13 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* ca
   if (s == nullptr) return err;
   *captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamIsCapturing");
 }
 
 // --- events ---
 
-CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) try {
   FAKECUDA_ENTER(cuEventCreate)
   if (phEvent == nullptr) return CUDA_ERROR_INVALID_VALUE;
   constexpr unsigned kKnown = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
@@ -247,32 +277,40 @@ CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
   *phEvent = fakecuda::EncodeHandle<CUevent>(HandleKind::kEvent, e->id);
   st->events.emplace(e->id, std::move(e));
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventCreate");
 }
 
-CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent) try {
   FAKECUDA_ENTER(cuEventDestroy)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // A pending record still completes; nothing refers to the event by pointer.
   st->events.erase(e->id);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventDestroy");
 }
 
 
-CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) try {
   FAKECUDA_ENTER(cuEventRecord)
   return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventRecord");
 }
 
-CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) try {
   FAKECUDA_ENTER(cuEventRecordWithFlags)
   if (flags != CU_EVENT_RECORD_DEFAULT && flags != CU_EVENT_RECORD_EXTERNAL) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventRecordWithFlags");
 }
 
-CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
+CUresult CUDAAPI cuEventQuery(CUevent hEvent) try {
   FAKECUDA_ENTER(cuEventQuery)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -283,9 +321,11 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
   st->PollStream(s, e->seq, lock);
   e = st->FindEvent(hEvent);
   return (e == nullptr || e->id != id || e->complete) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventQuery");
 }
 
-CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) try {
   FAKECUDA_ENTER(cuEventSynchronize)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -296,9 +336,11 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
   Stream* s = st->FindStream(e->stream_id);
   if (s == nullptr) return CUDA_SUCCESS;
   return st->SyncStream(s, e->seq, lock);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventSynchronize");
 }
 
-CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) try {
   FAKECUDA_ENTER(cuEventElapsedTime)
   // A NULL output is CUDA_ERROR_INVALID_HANDLE on the real driver (measured on the H200).
   if (pMilliseconds == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -312,6 +354,8 @@ CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUeven
   if (!a->complete || !b->complete) return CUDA_ERROR_NOT_READY;
   *pMilliseconds = static_cast<float>((b->time_us - a->time_us) / 1000.0);
   return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuEventElapsedTime");
 }
 
 }  // extern "C"
