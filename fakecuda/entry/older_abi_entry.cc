@@ -15,28 +15,22 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice de
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
 
-CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev) try {
+CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev) {
   return cuCtxCreate(pctx, nullptr, flags, dev);
-} catch (...) {
-  return ::fakecuda::EntryFailed("FakecudaCtxCreateV1");
 }
 
-CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) try {
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) {
   return cuCtxCreate(pctx, nullptr, flags, dev);
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuCtxCreate_v2");
 }
 
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
-                                unsigned int flags, CUdevice dev) try {
+                                unsigned int flags, CUdevice dev) {
   if (numParams < 0 || (numParams > 0 && paramsArray == nullptr)) return CUDA_ERROR_INVALID_VALUE;
   if (numParams == 0) return cuCtxCreate(pctx, nullptr, flags, dev);
   CUctxCreateParams params{};
   params.execAffinityParams = paramsArray;
   params.numExecAffinityParams = numParams;
   return cuCtxCreate(pctx, &params, flags, dev);
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuCtxCreate_v3");
 }
 
 }  // extern "C"
