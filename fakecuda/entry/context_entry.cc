@@ -92,6 +92,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
@@ -132,6 +133,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, i
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   // Destroys the context's resources and resets its flags, whatever the retain count.
@@ -167,6 +169,7 @@ CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams
 
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxDestroy)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = st->FindContext(ctx);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;

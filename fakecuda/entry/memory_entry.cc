@@ -93,9 +93,10 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
       return CUDA_SUCCESS;
     };
   }
+  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
+  const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
   if (synchronous || IsPageable(dst)) {
-    std::uint64_t id = s->id;
     if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
   }
   return CUDA_SUCCESS;
@@ -128,9 +129,10 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
     }
     return CUDA_SUCCESS;
   };
+  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
+  const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
   if (synchronous) {
-    std::uint64_t id = s->id;
     if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
   }
   return CUDA_SUCCESS;
