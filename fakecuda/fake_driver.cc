@@ -62,12 +62,12 @@ FaultInjector& FakeDriver::faults() { return state_->faults; }
 const DriverOptions& FakeDriver::options() const { return state_->options; }
 
 Inventory FakeDriver::LiveObjects() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->CountLive();
 }
 
 std::string FakeDriver::LeakReport() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->DescribeLive();
 }
 
@@ -87,7 +87,7 @@ ScopedDriver::ScopedDriver(DriverOptions options)
 ScopedDriver::~ScopedDriver() { Install(previous_); }
 
 std::uint64_t FakeDriver::HostFunctionExceptions() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->host_function_exceptions();
 }
 

@@ -68,7 +68,7 @@ NcclInventory FakeNccl::LiveObjects() const {
 std::string FakeNccl::LeakReport() const { return engine_->DescribeLive(); }
 
 void FakeNccl::NewUniqueId(ncclUniqueId* id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  cuhal::MutexLock lock(mutex_);
   // Bytes 1..255: never zero, so that an id is never mistaken for a zeroed one.
   std::uniform_int_distribution<int> byte(1, 255);
   for (char& c : id->internal) c = static_cast<char>(static_cast<unsigned char>(byte(random_)));

@@ -65,10 +65,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 
+#include "core/base/mutex.h"
 #include "core/symbols/nccl_api.h"
 #include "fakenccl/nccl_fault_injector.h"
 
@@ -141,8 +141,8 @@ class FakeNccl {
   const std::uint64_t serial_;
   NcclFaultInjector faults_;
   std::shared_ptr<internal::Engine> engine_;
-  std::mutex mutex_;
-  std::mt19937_64 random_;  // guarded by mutex_
+  cuhal::Mutex mutex_;
+  std::mt19937_64 random_ CUHAL_GUARDED_BY(mutex_);
 };
 
 // The process-wide FakeNccl that the C entry points (ncclGetVersion, ...) serve; null when none.

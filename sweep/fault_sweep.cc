@@ -5,23 +5,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
 
+#include "core/base/mutex.h"
 #include "core/symbols/api_status.h"
 
 namespace cuhal::sweep {
 namespace {
 
 // ReportDroppedStatus goes through a plain function pointer, so the capture target is global.
-std::mutex g_dropped_mu;
-std::vector<Status>* g_dropped = nullptr;  // guarded by g_dropped_mu
+Mutex g_dropped_mu;
+std::vector<Status>* g_dropped CUHAL_GUARDED_BY(g_dropped_mu) = nullptr;
 
 void CaptureDropped(const Status& status) {
-  std::lock_guard<std::mutex> lock(g_dropped_mu);
+  MutexLock lock(g_dropped_mu);
   if (g_dropped != nullptr) g_dropped->push_back(status);
 }
 
@@ -30,14 +30,14 @@ class DroppedCapture {
  public:
   explicit DroppedCapture(std::vector<Status>* sink) {
     {
-      std::lock_guard<std::mutex> lock(g_dropped_mu);
+      MutexLock lock(g_dropped_mu);
       g_dropped = sink;
     }
     previous_ = SetDroppedStatusHandler(&CaptureDropped);
   }
   ~DroppedCapture() {
     SetDroppedStatusHandler(previous_);
-    std::lock_guard<std::mutex> lock(g_dropped_mu);
+    MutexLock lock(g_dropped_mu);
     g_dropped = nullptr;
   }
   DroppedCapture(const DroppedCapture&) = delete;             // restores the handler once

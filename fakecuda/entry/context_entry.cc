@@ -27,7 +27,7 @@ bool ValidCtxFlags(unsigned flags) {
 }
 
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
-                     std::uint64_t id = 0) {
+                     std::uint64_t id = 0) CUHAL_REQUIRES(st->mu) {
   auto c = std::make_unique<Context>();
   c->id = id != 0 ? id : st->NewId();
   c->device = device;
@@ -44,9 +44,8 @@ void PopIfCurrent(DriverState* st, std::uint64_t ctx_id) {
   if (!stack.empty() && stack.back() == ctx_id) stack.pop_back();
 }
 
-void DestroyContextObject(DriverState* st, std::uint64_t ctx_id,
-                          std::unique_lock<std::mutex>& lock) {
-  st->TeardownContext(ctx_id, lock);
+void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
+  st->TeardownContext(ctx_id);
   st->contexts.erase(ctx_id);
 }
 
@@ -54,7 +53,8 @@ void DestroyContextObject(DriverState* st, std::uint64_t ctx_id,
 // thread's current context (with CurrentContextOrError's errors); anything else must be a live
 // context (CUDA_ERROR_INVALID_CONTEXT, as the plain forms answer for a bad current context),
 // and a poisoned one answers its sticky error.
-CUresult ContextArgOrCurrent(DriverState* st, CUcontext handle, Context** out) {
+CUresult ContextArgOrCurrent(DriverState* st, CUcontext handle, Context** out)
+    CUHAL_REQUIRES(st->mu) {
   if (handle == nullptr) return CurrentContextOrError(st, out);
   Context* c = st->FindContext(handle);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
@@ -98,7 +98,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
+    fakecuda::DestroyContextObject(st, d.primary_ctx_id);
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -138,7 +138,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   // Destroys the context's resources and resets its flags, whatever the retain count.
   if (d.primary_ctx_id != 0 && st->contexts.count(d.primary_ctx_id) != 0) {
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
+    fakecuda::DestroyContextObject(st, d.primary_ctx_id);
     if (d.primary_refcount > 0) {
       fakecuda::MakeContext(st, dev, /*primary=*/true, 0, d.primary_ctx_id);
     }
@@ -176,7 +176,7 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   if (c->primary) return CUDA_ERROR_INVALID_CONTEXT;
   std::uint64_t id = c->id;
   fakecuda::PopIfCurrent(st, id);
-  fakecuda::DestroyContextObject(st, id, lock);
+  fakecuda::DestroyContextObject(st, id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxDestroy");
@@ -287,7 +287,7 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
 CUresult CUDAAPI cuCtxSynchronize(void) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   FAKECUDA_REQUIRE_CONTEXT()
-  return st->SyncAll(ctx->id, lock);
+  return st->SyncAll(ctx->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize");
 }
@@ -299,7 +299,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
-  return st->SyncAll(c->id, lock);
+  return st->SyncAll(c->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize_v2");
 }

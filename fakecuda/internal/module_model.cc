@@ -15,8 +15,8 @@ int Limit(const DeviceProfile& p, CUdevice_attribute attribute, int h200_value) 
   return v > 0 ? v : h200_value;
 }
 
-const ModuleModel* ModelOf(const DriverState& st) {
-  return static_cast<const ModuleModel*>(st.module_state.get());
+const ModuleModel* ModelOf(const DriverState& st) CUHAL_REQUIRES(st.mu) {
+  return st.modules_if_used();
 }
 
 }  // namespace
@@ -41,10 +41,7 @@ GraphExecState* ModuleModel::FindExec(CUgraphExec handle) {
   return it == execs.end() ? nullptr : &it->second;
 }
 
-ModuleModel& Modules(DriverState* st) {
-  if (st->module_state == nullptr) st->module_state = std::make_shared<ModuleModel>();
-  return *static_cast<ModuleModel*>(st->module_state.get());
-}
+ModuleModel& Modules(DriverState* st) { return st->modules(); }
 
 int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k) {
   int max_threads = Limit(p, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
@@ -181,7 +178,7 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
 }
 
 void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) {
-  if (st->module_state == nullptr) return;
+  if (st->modules_if_used() == nullptr) return;
   ModuleModel& m = Modules(st);
   std::vector<std::uint64_t> doomed;
   for (const auto& [id, mod] : m.modules) {

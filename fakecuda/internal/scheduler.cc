@@ -77,7 +77,7 @@ bool DriverState::HeadIsUserWork(const Stream* s) {
 
 bool DriverState::StreamIdle(const Stream* s) const { return s->queue.empty() && !s->running; }
 
-std::uint64_t DriverState::Enqueue(Stream* s, Op op, std::unique_lock<std::mutex>& lock) {
+std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
   op.seq = next_seq++;
   Context* ctx = contexts.count(s->ctx_id) ? contexts[s->ctx_id].get() : nullptr;
   // Implicit synchronization with the legacy default stream: it waits for every blocking stream
@@ -106,10 +106,10 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op, std::unique_lock<std::mutex
   s->last_enqueued_seq = seq;
   s->queue.push_back(std::move(op));
   if (user_work) EnsureCallbackThread();
-  cv.notify_all();
+  cv.NotifyAll();
   if (options.policy == SchedulePolicy::kEager) {
-    DrainEager(lock);
-    callback_cv_.notify_one();
+    DrainEager();
+    callback_cv_.NotifyOne();
   }
   return seq;
 }
@@ -127,7 +127,7 @@ Stream* DriverState::PickReady(const std::vector<Stream*>& candidates) {
   return candidates[NextRandom() % candidates.size()];
 }
 
-void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
+void DriverState::RunHead(Stream* s) {
   Op& head = s->queue.front();
   s->running = true;
   double start = s->time_us;
@@ -143,7 +143,7 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
   CUresult result = CUDA_SUCCESS;
   bool threw = false;
   if (body) {
-    lock.unlock();
+    cuhal::MutexUnlock unlocked(mu);
     // Nothing the body throws escapes: a throwing host function is reported and its stream goes
     // on (the real driver would terminate the process); a throwing kernel implementation (or a
     // parameter read of the wrong size) fails like a faulting kernel, with a sticky
@@ -167,7 +167,6 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
     if (stack != nullptr) ThreadContextStack(serial).clear();
     --t_body_depth;
     body = nullptr;  // destroy captured state without the lock, like the body itself
-    lock.lock();
   }
   if (threw) {
     if (kind == OpKind::kHostFunction) {
@@ -193,23 +192,23 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
     auto it = contexts.find(s->ctx_id);
     if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
   }
-  cv.notify_all();
-  callback_cv_.notify_one();
+  cv.NotifyAll();
+  callback_cv_.NotifyOne();
 }
 
-bool DriverState::RunOrHandOff(Stream* s, std::unique_lock<std::mutex>& lock) {
+bool DriverState::RunOrHandOff(Stream* s) {
   if (!HeadIsUserWork(s) || MayRunUserWork()) {
-    RunHead(s, lock);
+    RunHead(s);
     return true;
   }
   if (OnCallbackThread()) return false;  // inside user work: the callback loop runs it later
   handoff_.insert(s->id);
   EnsureCallbackThread();
-  callback_cv_.notify_one();
+  callback_cv_.NotifyOne();
   return false;
 }
 
-void DriverState::DrainEager(std::unique_lock<std::mutex>& lock) {
+void DriverState::DrainEager() {
   const bool on_callback = MayRunUserWork();
   for (;;) {
     std::vector<Stream*> ready;
@@ -217,7 +216,7 @@ void DriverState::DrainEager(std::unique_lock<std::mutex>& lock) {
       if (HeadReady(s.get()) && (on_callback || !HeadIsUserWork(s.get()))) ready.push_back(s.get());
     }
     if (ready.empty()) break;
-    RunHead(PickReady(ready), lock);
+    RunHead(PickReady(ready));
   }
   ReapStreams();
 }
@@ -250,19 +249,19 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
   return PickReady(ready);
 }
 
-void DriverState::WaitForProgress(std::unique_lock<std::mutex>& lock) {
-  cv.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
+void DriverState::WaitForProgress() {
+  cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
   g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
 
-void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+void DriverState::Step(Stream* target, std::uint64_t seq) {
   if (Stream* runnable = FindNeededReady(target, seq)) {
-    if (RunOrHandOff(runnable, lock)) return;
+    if (RunOrHandOff(runnable)) return;
   }
   // Nothing this thread can run: the callback thread or another thread is running a needed op,
   // or an op waits for work another thread has yet to enqueue (a collective's peers). Wait for
   // the world to change.
-  WaitForProgress(lock);
+  WaitForProgress();
 }
 
 namespace {
@@ -275,7 +274,7 @@ bool UserWorkRunning(const std::unordered_map<std::uint64_t, std::unique_ptr<Str
 }
 }  // namespace
 
-CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
   std::uint64_t id = s->id;
   // Once this returns, the host has seen every op (and pool free) ordered on the stream before
   // `proven_below` complete.
@@ -291,10 +290,10 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<
       // returns. The real driver refuses such calls.
       Stream* runnable = FindNeededReady(cur, seq);
       if (runnable == nullptr || HeadIsUserWork(runnable)) return CUDA_ERROR_NOT_PERMITTED;
-      RunHead(runnable, lock);
+      RunHead(runnable);
       continue;
     }
-    Step(cur, seq, lock);
+    Step(cur, seq);
     if (++slow_ticks == kSlowUserWorkTicks && UserWorkRunning(streams)) {
       std::fprintf(stderr,
                    "fakecuda: a synchronization has waited 10 s for stream %llu; a host function "
@@ -316,7 +315,7 @@ void DriverState::NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven
   PoolsOnStreamSync(this, stream_id, proven_below);
 }
 
-CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
+CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
   for (;;) {
     std::vector<Stream*> pending;
     for (auto& [id, s] : streams) {
@@ -333,11 +332,11 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>
       auto it = std::find_if(ready.begin(), ready.end(),
                              [](Stream* s) { return !HeadIsUserWork(s); });
       if (it == ready.end()) return CUDA_ERROR_NOT_PERMITTED;
-      RunHead(*it, lock);
+      RunHead(*it);
     } else if (!ready.empty()) {
-      if (!RunOrHandOff(PickReady(ready), lock)) WaitForProgress(lock);
+      if (!RunOrHandOff(PickReady(ready))) WaitForProgress();
     } else {
-      Step(pending[NextRandom() % pending.size()], ~std::uint64_t{0}, lock);
+      Step(pending[NextRandom() % pending.size()], ~std::uint64_t{0});
     }
   }
   ReapStreams();
@@ -349,7 +348,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>
   return CUDA_SUCCESS;
 }
 
-bool DriverState::PollStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+bool DriverState::PollStream(Stream* s, std::uint64_t seq) {
   if (seq == 0) seq = s->last_enqueued_seq;
   if (s->completed_seq >= seq) return true;
   if (options.policy == SchedulePolicy::kAdversarial) {
@@ -360,13 +359,13 @@ bool DriverState::PollStream(Stream* s, std::uint64_t seq, std::unique_lock<std:
     if (Stream* runnable = FindNeededReady(s, seq)) {
       const std::uint64_t runnable_id = runnable->id;
       const std::uint64_t head_seq = runnable->queue.front().seq;
-      if (!RunOrHandOff(runnable, lock) && !OnCallbackThread()) {
+      if (!RunOrHandOff(runnable) && !OnCallbackThread()) {
         // Handed to the callback thread: this poll still completes it, unless it blocks (on a
         // lock this thread holds, say) for longer than a few ticks; then the poll says NOT_READY.
         for (int tick = 0; tick < kPollTicks; ++tick) {
           Stream* r = FindStream(runnable_id);
           if (r == nullptr || r->completed_seq >= head_seq) break;
-          WaitForProgress(lock);
+          WaitForProgress();
         }
       }
     }
@@ -395,16 +394,19 @@ void DriverState::EnsureCallbackThread() {
 }
 
 void DriverState::StopCallbackThread() {
-  std::unique_lock<std::mutex> lock(mu);
-  stop_callbacks_ = true;
-  callback_cv_.notify_all();
-  lock.unlock();
-  if (callback_thread_.joinable()) callback_thread_.join();
+  std::thread thread;
+  {
+    cuhal::MutexLock lock(mu);
+    stop_callbacks_ = true;
+    callback_cv_.NotifyAll();
+    thread = std::move(callback_thread_);  // none is started once stop_callbacks_ is set
+  }
+  if (thread.joinable()) thread.join();
 }
 
 void DriverState::CallbackLoop() {
   t_callback_serial = serial;
-  std::unique_lock<std::mutex> lock(mu);
+  cuhal::MutexLock lock(mu);
   std::uint64_t calls_seen = entry_calls_.load(std::memory_order_relaxed);
   // The driver is going away only when its owner destroys it; any work still queued then is
   // abandoned with it (the owner's teardown synchronizes first when it cares).
@@ -432,28 +434,28 @@ void DriverState::CallbackLoop() {
       next = PickReady(ready);
     }
     if (next != nullptr) {
-      RunHead(next, lock);
-      if (options.policy == SchedulePolicy::kEager) DrainEager(lock);
+      RunHead(next);
+      if (options.policy == SchedulePolicy::kEager) DrainEager();
       ReapStreams();
       continue;
     }
     const bool idle_release = options.policy == SchedulePolicy::kAdversarial &&
                               options.idle_release_us != 0;
     if (idle_release) {
-      callback_cv_.wait_for(lock, std::chrono::microseconds(options.idle_release_us));
+      callback_cv_.WaitFor(mu, std::chrono::microseconds(options.idle_release_us));
       const std::uint64_t calls = entry_calls_.load(std::memory_order_relaxed);
       if (calls == calls_seen && handoff_.empty() && !stop_callbacks_) {
-        ReleaseIdleHostFunction(lock);
+        ReleaseIdleHostFunction();
       }
       calls_seen = entry_calls_.load(std::memory_order_relaxed);
     } else {
-      callback_cv_.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
+      callback_cv_.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
     }
   }
   t_callback_serial = 0;
 }
 
-void DriverState::ReleaseIdleHostFunction(std::unique_lock<std::mutex>& lock) {
+void DriverState::ReleaseIdleHostFunction() {
   // Streams with a host function queued, in id order; one chosen by the seed.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;  // (stream, host function seq)
   for (auto& [id, s] : streams) {
@@ -473,7 +475,7 @@ void DriverState::ReleaseIdleHostFunction(std::unique_lock<std::mutex>& lock) {
     if (s == nullptr || s->completed_seq >= seq) break;
     Stream* runnable = FindNeededReady(s, seq);
     if (runnable == nullptr) break;  // blocked on a peer or another thread's running op
-    RunHead(runnable, lock);
+    RunHead(runnable);
   }
   ReapStreams();
 }

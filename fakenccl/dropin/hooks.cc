@@ -7,9 +7,9 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <mutex>
 #include <string>
 
+#include "core/base/mutex.h"
 #include "fakecuda/fake_driver.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
 
@@ -34,8 +34,8 @@ FakecudaHooks g_hooks;                 // written once, before g_ready is publis
 InstalledFn g_installed = nullptr;     // ditto
 OptionsFn g_options = nullptr;         // ditto
 std::atomic<const FakecudaHooks*> g_ready{nullptr};  // the fast path once resolved
-std::mutex g_mu;                       // serializes resolution
-std::string g_reason = "fakecuda's hooks were not looked up yet";  // guarded by g_mu
+cuhal::Mutex g_mu;                                   // serializes resolution
+std::string g_reason CUHAL_GUARDED_BY(g_mu) = "fakecuda's hooks were not looked up yet";
 
 int DeviceCount() {
   fakecuda::FakeDriver* driver = g_installed();
@@ -83,7 +83,7 @@ bool ResolveFrom(void* handle) {
 
 const FakecudaHooks* Hooks() {
   if (const FakecudaHooks* ready = g_ready.load(std::memory_order_acquire)) return ready;
-  std::lock_guard<std::mutex> lock(g_mu);
+  cuhal::MutexLock lock(g_mu);
   if (const FakecudaHooks* ready = g_ready.load(std::memory_order_acquire)) return ready;
   // Never dlclose'd: fakecuda stays loaded for the process, as libcuda does.
   void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -104,7 +104,7 @@ const FakecudaHooks* Hooks() {
 
 const char* HooksUnavailableReason() {
   if (g_ready.load(std::memory_order_acquire) != nullptr) return "";
-  std::lock_guard<std::mutex> lock(g_mu);
+  cuhal::MutexLock lock(g_mu);
   // Copied per thread: another thread's failed lookup may rewrite g_reason.
   thread_local std::string copy;
   copy = g_reason;

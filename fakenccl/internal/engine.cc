@@ -428,8 +428,7 @@ std::uint64_t Engine::Clock() const {
   return scheduler + ticks_.load(std::memory_order_relaxed);
 }
 
-bool Engine::WaitSliceLocked(std::unique_lock<std::mutex>& lock,
-                             std::chrono::milliseconds slice) {
+bool Engine::WaitSliceLocked(cuhal::MutexLock& lock, std::chrono::milliseconds slice) {
   bool woken = cv_.wait_for(lock, slice) == std::cv_status::no_timeout;
   ticks_.fetch_add(1, std::memory_order_relaxed);
   return woken;
@@ -543,7 +542,7 @@ void Engine::FailInitLocked(std::shared_ptr<InitRendezvous> keep, ncclResult_t e
 ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
                               int device, int cc_major, bool blocking, bool wait,
                               const char* api, std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::string key(id.internal, sizeof(id.internal));
   std::shared_ptr<InitRendezvous>& slot = inits_[key];
   if (!slot) {
@@ -585,7 +584,7 @@ ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& i
 }
 
 ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   for (;;) {
     auto it = handles_.find(id);
     if (it == handles_.end()) {
@@ -632,7 +631,7 @@ ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
 
 ncclResult_t Engine::InitAll(ncclComm_t* comms, std::span<const int> devices,
                              std::span<const int> cc_major, std::string* /*text*/) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::vector<std::uint64_t> ids;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     CommHandle* h = NewHandleLocked("ncclCommInitAll", devices[i], cc_major[i], true);
@@ -701,7 +700,7 @@ ncclResult_t Engine::SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv)
 ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int blocking,
                            bool in_group, ncclComm_t* newcomm, bool* child_blocking,
                            std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup p = FindLocked(parent_comm, "ncclCommSplit", text);
   if (p.error != ncclSuccess) return p.error;
   if (newcomm == nullptr) {
@@ -762,7 +761,7 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
 
 ncclResult_t Engine::Finalize(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;  // NCCL: a NULL comm finalizes nothing
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "CommFinalize", text);
   if (l.error != ncclSuccess) return l.error;
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
@@ -776,7 +775,7 @@ ncclResult_t Engine::Finalize(ncclComm_t comm, std::string* text) {
 
 ncclResult_t Engine::Destroy(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   auto it = handles_.find(DecodeComm(comm));
   if (it == handles_.end()) {
     *text = Fmt("comm %p has already been destroyed", static_cast<void*>(comm));
@@ -826,7 +825,7 @@ void Engine::AbortRankLocked(CommShared& comm, int rank, const char* why) {
 ncclResult_t Engine::Abort(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Lookup l = FindLocked(comm, "CommAbort", text);
     if (l.error != ncclSuccess) return l.error;
     CommHandle& h = *l.handle;
@@ -847,7 +846,7 @@ ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
                                    std::string* text) {
   bool failed_any = false;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Lookup l = FindLocked(comm, "ncclGetAsyncError", text);
     if (l.error != ncclSuccess) return l.error;
     if (async_error == nullptr) {
@@ -931,7 +930,7 @@ bool Engine::CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting) {
 
 ncclResult_t Engine::Query(ncclComm_t comm, int what, int* out, const char* op_name,
                            std::string* text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
   if (out == nullptr) {
@@ -952,7 +951,7 @@ ncclResult_t Engine::Query(ncclComm_t comm, int what, int* out, const char* op_n
 
 ncclResult_t Engine::CreatePreMulSum(ncclRedOp_t* op, const void* scalar, int raw_type,
                                      int raw_residence, ncclComm_t comm, std::string* text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "ncclRedOpCreatePreMulSum", text);
   if (l.error != ncclSuccess) return l.error;
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
@@ -1003,7 +1002,7 @@ ncclResult_t Engine::DestroyRedOp(int op, ncclComm_t comm, std::string* text) {
     *text = "ncclRedOpDestroy : invalid communicator passed.";
     return ncclInvalidArgument;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "ncclRedOpDestroy", text);
   if (l.error != ncclSuccess) return l.error;
   int ix = Mangle(comm, op) - static_cast<int>(ncclNumOps);
@@ -1022,7 +1021,7 @@ ncclResult_t Engine::DestroyRedOp(int op, ncclComm_t comm, std::string* text) {
 ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char* op_name,
                                const NcclFaultInjector& faults, std::vector<GroupOp>* ops,
                                std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
@@ -1236,7 +1235,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
   std::vector<double> costs;
   std::vector<const char*> whats;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     std::vector<std::uint64_t> order;
     for (const GroupOp& op : ops) {
       if (std::find(order.begin(), order.end(), op.handle_id) == order.end()) {
@@ -1379,7 +1378,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
       work.cost_us = costs[i];
       CUresult r = Hooks()->enqueue_stream_work(task->streams[leg], std::move(work));
       if (r != CUDA_SUCCESS) {
-        std::lock_guard<std::mutex> lock(mu_);
+        cuhal::MutexLock lock(mu_);
         std::string why = Fmt(
             "fakenccl: rank %d could not enqueue its work on stream %p: CUresult %d", task->rank,
             static_cast<void*>(task->streams[leg]), static_cast<int>(r));
@@ -1403,7 +1402,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
 // ---- Stream work -------------------------------------------------------------------------------
 
 bool Engine::LegReady(Task& task, std::size_t leg) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   if (task.done) return true;
   task.at_head[leg] = 1;
   if (!task.first_head) {
@@ -1426,7 +1425,7 @@ bool Engine::LegReady(Task& task, std::size_t leg) {
 }
 
 CUresult Engine::RunLeg(Task& task, std::size_t leg) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   CommShared& comm = *task.comm;
   for (auto& [slot_ptr, part] : task.entries) {
     Slot& slot = *slot_ptr;
@@ -1498,7 +1497,7 @@ void Engine::FinishTaskLocked(Task& task) {
 // ---- Inspection --------------------------------------------------------------------------------
 
 EngineInventory Engine::Inventory() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   EngineInventory inv;
   for (const auto& [id, h] : handles_) {
     ++inv.communicators;
@@ -1508,7 +1507,7 @@ EngineInventory Engine::Inventory() const {
 }
 
 std::string Engine::DescribeLive() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::vector<std::uint64_t> ids;
   for (const auto& [id, h] : handles_) ids.push_back(id);
   std::sort(ids.begin(), ids.end());

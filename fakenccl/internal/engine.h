@@ -52,13 +52,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "fakenccl/datatypes.h"
 
 namespace fakenccl {
@@ -223,38 +223,43 @@ class Engine : public std::enable_shared_from_this<Engine> {
     ncclResult_t error = ncclSuccess;
   };
   // Finds `comm`; NULL or unknown handles give ncclInvalidArgument with NCCL's texts.
-  Lookup FindLocked(ncclComm_t comm, const char* op_name, std::string* text);
-  CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking);
+  Lookup FindLocked(ncclComm_t comm, const char* op_name, std::string* text) CUHAL_REQUIRES(mu_);
+  CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking)
+      CUHAL_REQUIRES(mu_);
   // NCCL's ncclCommEnsureReady: ncclInvalidArgument while initializing, else the async error.
-  ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text);
-  void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label);
+  ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text) CUHAL_REQUIRES(mu_);
+  void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label)
+      CUHAL_REQUIRES(mu_);
   void FailInitLocked(std::shared_ptr<InitRendezvous> rv, ncclResult_t error,
-                      const std::string& text);
-  void FormSplitLocked(CommShared& parent, SplitRendezvous& rv);
+                      const std::string& text) CUHAL_REQUIRES(mu_);
+  void FormSplitLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);
   void FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
-                       const std::string& text);
-  ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv);
-  bool WaitSliceLocked(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds slice);
+                       const std::string& text) CUHAL_REQUIRES(mu_);
+  ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);
+  bool WaitSliceLocked(cuhal::MutexLock& lock, std::chrono::milliseconds slice) CUHAL_REQUIRES(mu_);
   // Returns true when some slot failed (the caller then notifies fakecuda, without mu_).
-  bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting);
-  bool SlotSettledLocked(Slot& slot);
-  void FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
-                      const std::string& text, const std::vector<int>& culprits = {},
-                      ncclResult_t culprit_error = ncclSuccess);
-  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot);
-  void AbortRankLocked(CommShared& comm, int rank, const char* why);
-  void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text);
-  void FinishTaskLocked(Task& task);
+  bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting) CUHAL_REQUIRES(mu_);
+  bool SlotSettledLocked(Slot& slot) CUHAL_REQUIRES(mu_);
+  void FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error, const std::string& text,
+                      const std::vector<int>& culprits = {},
+                      ncclResult_t culprit_error = ncclSuccess) CUHAL_REQUIRES(mu_);
+  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot) CUHAL_REQUIRES(mu_);
+  void AbortRankLocked(CommShared& comm, int rank, const char* why) CUHAL_REQUIRES(mu_);
+  void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text)
+      CUHAL_REQUIRES(mu_);
+  void FinishTaskLocked(Task& task) CUHAL_REQUIRES(mu_);
   std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
 
   const std::uint64_t timeout_ticks_;
   std::atomic<std::uint64_t> ticks_{0};  // host waits with nothing to do
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // notified when a rendezvous forms, a slot settles or is done
-  std::uint64_t next_id_ = 1;                                              // guarded by mu_
-  std::unordered_map<std::uint64_t, std::unique_ptr<CommHandle>> handles_;  // guarded by mu_
-  std::map<std::string, std::shared_ptr<InitRendezvous>> inits_;            // guarded by mu_
+  mutable cuhal::Mutex mu_;
+  // Notified when a rendezvous forms, a slot settles or is done. Waits on the caller's
+  // cuhal::MutexLock of mu_ (hence _any).
+  std::condition_variable_any cv_;
+  std::uint64_t next_id_ CUHAL_GUARDED_BY(mu_) = 1;
+  std::unordered_map<std::uint64_t, std::unique_ptr<CommHandle>> handles_ CUHAL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<InitRendezvous>> inits_ CUHAL_GUARDED_BY(mu_);
 };
 
 // The encoding of a handle id in an ncclComm_t (never a dereferenceable pointer).

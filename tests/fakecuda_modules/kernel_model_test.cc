@@ -449,14 +449,14 @@ TEST_F(KernelModelTest, PerThreadVariantsUseThePerThreadStream) {
   ASSERT_EQ(api_.cuEventCreate(&event, CU_EVENT_DEFAULT), CUDA_SUCCESS);
   fakecuda::DriverState& st = fake().state();
   auto streams = [&](std::uint64_t* legacy, std::uint64_t* per_thread) {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     fakecuda::Context* c = st.FindContext(ctx_);
     *legacy = c->legacy_stream_id;
     auto it = c->per_thread_streams.find(fakecuda::ThreadKey());
     *per_thread = it == c->per_thread_streams.end() ? 0 : it->second;
   };
   auto last_seq = [&](std::uint64_t id) -> std::uint64_t {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     fakecuda::Stream* s = st.FindStream(id);
     return s == nullptr ? 0 : s->last_enqueued_seq;
   };
@@ -467,7 +467,7 @@ TEST_F(KernelModelTest, PerThreadVariantsUseThePerThreadStream) {
   ASSERT_NE(per_thread, 0u);
   EXPECT_EQ(legacy, 0u) << "the legacy stream was never used";
   {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     EXPECT_EQ(st.FindEvent(event)->stream_id, per_thread);
   }
   int value = 3;
