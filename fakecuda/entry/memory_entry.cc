@@ -111,7 +111,7 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
   if (count == 0) return CUDA_SUCCESS;
   Op op;
   op.what = what;
-  op.cost_us = DriverState::CopyCostUs(count * elem, true);
+  op.cost_us = DriverState::MemsetCostUs(count * elem);
   std::byte* d = r.data;
   op.body = [d, value, elem, count] {
     if (elem == 1) {
