@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <sstream>
+#include <string_view>
 
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
@@ -89,6 +90,25 @@ ScopedDriver::~ScopedDriver() { Install(previous_); }
 std::uint64_t FakeDriver::HostFunctionExceptions() const {
   cuhal::MutexLock lock(state_->mu);
   return state_->host_function_exceptions();
+}
+
+bool PermittedInUserWork(const char* entry) noexcept {
+  // Measured CUDA_SUCCESS from inside cuLaunchHostFunc and cuStreamAddCallback on the H200
+  // (driver 580.159.04, ci/gpu-probes); cuEventRecordWithFlags, cuStreamAddCallback,
+  // cuGetErrorString and the cuStreamGetCtx_v2 form are taken to behave as their measured
+  // siblings.
+  static constexpr std::string_view kPermitted[] = {
+      "cuDriverGetVersion", "cuEventDestroy",   "cuEventQuery",      "cuEventRecord",
+      "cuEventRecordWithFlags", "cuEventSynchronize", "cuGetErrorName", "cuGetErrorString",
+      "cuLaunchHostFunc",   "cuMemsetD8Async",  "cuStreamAddCallback", "cuStreamDestroy",
+      "cuStreamGetCtx",     "cuStreamGetFlags", "cuStreamQuery",     "cuStreamSynchronize",
+      "cuStreamWaitEvent",
+  };
+  const std::string_view name(entry);
+  for (std::string_view p : kPermitted) {
+    if (p == name) return true;
+  }
+  return false;
 }
 
 CUresult EntryFailed(const char* entry) noexcept {

@@ -7,6 +7,9 @@
 //   1. finds the installed driver (none installed: CUDA_ERROR_NOT_INITIALIZED, as before cuInit);
 //   2. lets the fault injector fail the call (before any effect, so a failed call changes nothing);
 //   3. takes the driver lock and checks cuInit has been called.
+// Inside user work (a host function, a stream callback, a kernel implementation: the driver's
+// callback lanes), only the entry points the H200 allows there run; every other one answers
+// CUDA_ERROR_NOT_PERMITTED before it is counted or can fail (PermittedInUserWork).
 // And each body is a function-try-block: `CUresult CUDAAPI cuX(...) try { ... } catch (...) {
 // return EntryFailed("cuX"); }`. Nothing unwinds into the C caller; the driver lock is released
 // by its MutexLock during unwinding, so a failed call wedges nothing. Helpers that need the lock
@@ -27,6 +30,9 @@
   ::fakecuda::DriverState* st = ::fakecuda::InstalledState();                \
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;                      \
   st->NoteEntry();                                                           \
+  if (st->OnCallbackThread() && !::fakecuda::PermittedInUserWork(entry_name)) { \
+    return CUDA_ERROR_NOT_PERMITTED;                                         \
+  }                                                                          \
   if (CUresult fakecuda_injected_ = st->faults.OnCall(entry_name);           \
       fakecuda_injected_ != CUDA_SUCCESS) {                                  \
     return fakecuda_injected_;                                               \
@@ -38,7 +44,7 @@
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
 
 // Entry points that tear down contexts (and so the streams a host function may be running on)
-// refuse on the callback thread, inside a host function, callback or kernel implementation.
+// refuse on the callback lanes whatever PermittedInUserWork says.
 #define FAKECUDA_REFUSE_IN_USER_WORK()                                       \
   if (st->OnCallbackThread()) return CUDA_ERROR_NOT_PERMITTED;
 
@@ -57,6 +63,14 @@ namespace fakecuda {
 // returns CUDA_ERROR_OUT_OF_MEMORY for std::bad_alloc (host memory for the fake's own state ran
 // out), CUDA_ERROR_UNKNOWN for anything else. Call only from a catch block.
 CUresult EntryFailed(const char* entry) noexcept;
+// Whether the entry point `entry` (its plain name) may be called from inside a host function.
+// Measured on the H200 (docs/driver_facts.md, "CUDA calls from inside a host function"): calls
+// on explicit stream and event handles, cuMemsetD8Async, cuLaunchHostFunc, versions and error
+// names succeed; everything needing the current context (there is none inside a callback:
+// cuCtxGetCurrent itself is refused), allocation, synchronous copies, cuMemcpyHtoDAsync,
+// kernel launches, object creation and device queries answer CUDA_ERROR_NOT_PERMITTED. Entry
+// points not measured are refused too (a modelling choice, said there).
+bool PermittedInUserWork(const char* entry) noexcept;
 CUresult CurrentContextOrError(DriverState* st, Context** ctx) CUHAL_REQUIRES(st->mu);
 // Validates a device ordinal against the installed devices.
 inline bool ValidDevice(const DriverState* st, CUdevice dev) {

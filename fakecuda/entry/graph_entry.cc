@@ -130,7 +130,7 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
     data = a->data + (m.dst - a->base);
   }
   op->what = "cuGraphLaunch (memset node)";
-  op->cost_us = DriverState::CopyCostUs(row * height, true);
+  op->cost_us = DriverState::MemsetCostUs(row * height);
   if (span == 0) return CUDA_SUCCESS;
   unsigned value = m.value;
   std::size_t width = m.width;
@@ -443,7 +443,7 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
       case CU_GRAPH_NODE_TYPE_HOST: {
         op.what = "cuGraphLaunch (host node)";
         op.kind = fakecuda::OpKind::kHostFunction;
-        op.cost_us = 1.0;
+        op.cost_us = DriverState::kHostFunctionCostUs;
         CUhostFn fn = n.host_fn;
         void* data = n.host_data;
         op.body = [fn, data] {

@@ -120,7 +120,9 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hS
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.CurrentPool(ctx->device);
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAllocAsync");
 }
@@ -140,7 +142,9 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
     return CUDA_SUCCESS;
   }
   // The pool may live on another device than the stream's.
-  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAllocFromPoolAsync");
 }

@@ -195,7 +195,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData)
   Op op;
   op.what = "cuLaunchHostFunc";
   op.kind = fakecuda::OpKind::kHostFunction;
-  op.cost_us = 1.0;
+  op.cost_us = DriverState::kHostFunctionCostUs;
   op.body = [fn, userData] {
     fn(userData);
     return CUDA_SUCCESS;
@@ -216,7 +216,7 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
   Op op;
   op.what = "cuStreamAddCallback";
   op.kind = fakecuda::OpKind::kHostFunction;
-  op.cost_us = 1.0;
+  op.cost_us = DriverState::kHostFunctionCostUs;
   op.body = [callback, userData, hStream] {
     callback(hStream, CUDA_SUCCESS, userData);
     return CUDA_SUCCESS;

@@ -248,8 +248,8 @@ class DriverState {
   bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const CUHAL_REQUIRES(mu);
   // Erases destroyed streams whose queues have drained.
   void ReapStreams() CUHAL_REQUIRES(mu);
-  // True on this driver's callback thread (inside a host function, callback or kernel
-  // implementation). Entry points that would wait for stream work refuse there.
+  // True on one of this driver's callback lanes (inside a host function, callback or kernel
+  // implementation). Entry points refuse there as the real driver does (entry.h).
   bool OnCallbackThread() const;
   // Counts entry-point calls, for the adversarial policy's idle release. Lock-free.
   void NoteEntry() { entry_calls_.fetch_add(1, std::memory_order_relaxed); }
@@ -261,6 +261,9 @@ class DriverState {
 
   // Virtual bandwidths for op costs.
   static double CopyCostUs(std::size_t bytes, bool device_to_device);
+  static double MemsetCostUs(std::size_t bytes);
+  // A host function's span on the device timeline (H200: 27 us).
+  static constexpr double kHostFunctionCostUs = 27.0;
 
   // --- memory ---
   // The allocation containing [ptr, ptr+size), or null.
@@ -284,26 +287,44 @@ class DriverState {
   // Runs the head op of `s` (must be ready; user work only on the callback thread). Releases the
   // lock while the body runs; catches whatever the body throws.
   void RunHead(Stream* s) CUHAL_REQUIRES(mu);
-  // Whether `s`'s head op runs user code (and so must run on the callback thread).
+  // Whether `s`'s head op runs user code (and so must run on a callback lane).
   static bool HeadIsUserWork(const Stream* s);
-  // Runs `s`'s ready head here when this thread may run it; otherwise hands it to the callback
-  // thread (which runs it soon) and returns false.
+  // The lane that runs `s`'s head op: kKernelLane for kernel implementations, the stream's
+  // context id for host functions (one lane per context, as the real driver's callback thread).
+  static std::uint64_t LaneOf(const Stream* s);
+  static constexpr std::uint64_t kKernelLane = 0;
+  // Runs `s`'s ready head here when this thread may run it; otherwise hands it to its lane
+  // (which runs it soon) and returns false.
   bool RunOrHandOff(Stream* s) CUHAL_REQUIRES(mu);
-  // True on the callback thread outside any work body: the one place user work may run.
-  bool MayRunUserWork() const;
-  void EnsureCallbackThread() CUHAL_REQUIRES(mu);
-  // Stops and joins the callback thread (waits for the user work it is running, if any).
-  void StopCallbackThread() CUHAL_EXCLUDES(mu);
-  void CallbackLoop() CUHAL_EXCLUDES(mu);
-  // Adversarial policy: runs, in seeded order, the work up to one pending host function.
-  void ReleaseIdleHostFunction() CUHAL_REQUIRES(mu);
+  // RunOrHandOff, then, if handed off, waits until that op has completed. False only inside
+  // user work whose own lane would have to run it.
+  bool RunOrWait(Stream* s) CUHAL_REQUIRES(mu);
+  void WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq) CUHAL_REQUIRES(mu);
+  // True on the lane that runs `s`'s head, outside any work body.
+  bool MayRunHere(const Stream* s) const;
+  // Inside user work on a lane: whether reaching (target, seq) needs work of this very lane
+  // (which cannot run until the current body returns).
+  bool NeedsOwnLane(Stream* target, std::uint64_t seq) CUHAL_REQUIRES(mu);
+  // A driver-owned thread that runs one kind of user work. Reached only through lanes_, so its
+  // fields are guarded by mu as lanes_ is (the thread reads `key` only, which never changes).
+  struct Lane {
+    std::uint64_t key = 0;
+    std::thread thread;
+    cuhal::CondVar cv;      // wakes it
+    bool finished = false;  // its loop returned (its context is gone); join it
+  };
+  Lane* EnsureLane(std::uint64_t key) CUHAL_REQUIRES(mu);
+  // Stops and joins every lane (waits for the user work they are running, if any).
+  void StopLanes() CUHAL_EXCLUDES(mu);
+  void LaneLoop(Lane* lane) CUHAL_EXCLUDES(mu);
+  // Adversarial policy: runs, in seeded order, the work up to one pending host function of the
+  // lane's context.
+  void ReleaseIdleHostFunction(std::uint64_t ctx_id) CUHAL_REQUIRES(mu);
   // Waits (bounded) for another thread to change the scheduler's state.
   void WaitForProgress() CUHAL_REQUIRES(mu);
 
-  // Created by the first user work (under mu); joined by the destructor.
-  std::thread callback_thread_ CUHAL_GUARDED_BY(mu);
-  cuhal::CondVar callback_cv_;  // wakes the callback thread
-  bool stop_callbacks_ CUHAL_GUARDED_BY(mu) = false;
+  std::map<std::uint64_t, std::unique_ptr<Lane>> lanes_ CUHAL_GUARDED_BY(mu);
+  bool stop_lanes_ CUHAL_GUARDED_BY(mu) = false;
   // Streams whose ready user-work head a waiter needs.
   std::set<std::uint64_t> handoff_ CUHAL_GUARDED_BY(mu);
   std::atomic<std::uint64_t> entry_calls_{0};

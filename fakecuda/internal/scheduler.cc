@@ -4,20 +4,24 @@
 //
 // Threads. Any thread that drives the scheduler (an enqueue under the eager policy, a
 // synchronization, a query) runs the fake's own work inline: it is the fake's code, touches only
-// fake memory and takes no user lock. User work (OpKind::kHostFunction, kKernel) runs only on the
-// driver's callback thread (one per DriverState, started with the first user work): a waiter that
-// needs a user op hands its stream to the callback thread (`handoff_`) and waits. On the
-// callback thread every kind of work may run inline.
+// fake memory and takes no user lock. User work runs only on driver-owned threads, "lanes", as
+// on the real driver (docs/driver_facts.md, measured on the H200): host functions and callbacks
+// of one context run on that context's lane, one at a time, in an order the driver chooses among
+// ready streams; kernel implementations run on the kernel lane, so a kernel still runs while a
+// host function blocks. A waiter that needs user work hands its stream to the lane (`handoff_`)
+// and waits. On a lane, outside any body, every kind of work of that lane may run inline.
 //
-// Order. Eager: oldest ready head first (program order), on the callback thread as soon as
-// ready. Adversarial: a waiter picks, with the seeded generator, among the ready heads it needs;
-// the callback thread runs exactly the handed-off heads, plus one seeded "idle release" of a
-// pending host function when no thread entered the driver for DriverOptions::idle_release_us.
+// Order. Eager: oldest ready head first (program order), each lane running its user work as
+// soon as it is ready. Adversarial: a waiter picks, with the seeded generator, among the ready
+// heads it needs; a lane runs exactly the handed-off heads, plus, for host-function lanes, one
+// seeded "idle release" of a pending host function when no thread entered the driver for
+// DriverOptions::idle_release_us.
 //
-// Deadlock freedom. No thread waits on its own work: the callback thread never hands off and
-// never waits for user work (entry points refuse to wait there, and SyncStream/SyncAll answer
-// CUDA_ERROR_NOT_PERMITTED if they would). Every wait is bounded (kWaitTickMs) and re-examines
-// the state, so a lost notification costs a tick, never a hang.
+// Deadlock freedom. No thread waits on its own lane: inside user work, entry points other than
+// the few the real driver allows there answer CUDA_ERROR_NOT_PERMITTED (entry.h), and a
+// synchronization that would need the calling lane's own work (its own stream, another host
+// function of its context) answers CUDA_ERROR_NOT_PERMITTED where the real driver hangs. Every
+// wait is bounded (kWaitTickMs) and re-examines the state, so a lost notification costs a tick.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,7 +30,6 @@
 
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/mem_pool.h"
-#include "fakecuda/internal/thread_state.h"
 #include "fakecuda/stream_work.h"
 
 namespace fakecuda {
@@ -40,20 +43,26 @@ constexpr int kSlowUserWorkTicks = 1000;  // 10 s
 // How long a poll under the adversarial policy waits for the user work it handed over.
 constexpr int kPollTicks = 5;
 
-// The serial of the driver whose callback thread this is (0: not a callback thread).
-thread_local std::uint64_t t_callback_serial = 0;
-// How deep the callback thread is in running work bodies (entry points called from a host
-// function run at depth 1: they may run the fake's own work inline, never user work).
+// The serial of the driver whose lane this thread is (0: not a lane), and which lane.
+thread_local std::uint64_t t_lane_serial = 0;
+thread_local std::uint64_t t_lane_key = 0;
+// How deep the lane is in running work bodies (entry points called from a host function run at
+// depth 1: they may run the fake's own work inline, never user work).
 thread_local int t_body_depth = 0;
 
 }  // namespace
 
 std::uint64_t SchedulerWaitTicks() { return g_wait_ticks.load(std::memory_order_relaxed); }
 
-bool DriverState::OnCallbackThread() const { return t_callback_serial == serial; }
+bool DriverState::OnCallbackThread() const { return t_lane_serial == serial; }
 
-bool DriverState::MayRunUserWork() const {
-  return t_callback_serial == serial && t_body_depth == 0;
+std::uint64_t DriverState::LaneOf(const Stream* s) {
+  if (!s->queue.empty() && s->queue.front().kind == OpKind::kKernel) return kKernelLane;
+  return s->ctx_id;
+}
+
+bool DriverState::MayRunHere(const Stream* s) const {
+  return t_lane_serial == serial && t_body_depth == 0 && t_lane_key == LaneOf(s);
 }
 
 bool DriverState::DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const {
@@ -101,15 +110,16 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
     std::uint64_t& waited = s->waited[sid];
     waited = std::max(waited, dseq);
   }
-  const bool user_work = op.kind != OpKind::kDevice;
+  const OpKind kind = op.kind;
   std::uint64_t seq = op.seq;
   s->last_enqueued_seq = seq;
   s->queue.push_back(std::move(op));
-  if (user_work) EnsureCallbackThread();
+  Lane* lane = nullptr;
+  if (kind != OpKind::kDevice) lane = EnsureLane(kind == OpKind::kKernel ? kKernelLane : s->ctx_id);
   cv.NotifyAll();
   if (options.policy == SchedulePolicy::kEager) {
     DrainEager();
-    callback_cv_.NotifyOne();
+    if (lane != nullptr) lane->cv.NotifyOne();
   }
   return seq;
 }
@@ -137,24 +147,17 @@ void DriverState::RunHead(Stream* s) {
   }
   std::function<CUresult()> body = std::move(head.body);
   const OpKind kind = head.kind;
-  const std::uint64_t ctx_id = s->ctx_id;
   const char* what = head.what;
   double cost = head.cost_us;
   CUresult result = CUDA_SUCCESS;
   bool threw = false;
   if (body) {
-    cuhal::MutexUnlock unlocked(mu);
+    cuhal::MutexUnlock unlocked(mu);  // retaken when this block ends
     // Nothing the body throws escapes: a throwing host function is reported and its stream goes
     // on (the real driver would terminate the process); a throwing kernel implementation (or a
     // parameter read of the wrong size) fails like a faulting kernel, with a sticky
     // CUDA_ERROR_LAUNCH_FAILED.
     ++t_body_depth;
-    // User work runs with its stream's context current, as the real driver's callback thread.
-    std::vector<std::uint64_t>* stack = nullptr;
-    if (kind != OpKind::kDevice && OnCallbackThread()) {
-      stack = &ThreadContextStack(serial);
-      stack->push_back(ctx_id);
-    }
     try {
       result = body();
     } catch (const std::exception& e) {
@@ -164,7 +167,6 @@ void DriverState::RunHead(Stream* s) {
       threw = true;
       std::fprintf(stderr, "fakecuda: %s: user work threw a non-std::exception\n", what);
     }
-    if (stack != nullptr) ThreadContextStack(serial).clear();
     --t_body_depth;
     body = nullptr;  // destroy captured state without the lock, like the body itself
   }
@@ -193,27 +195,28 @@ void DriverState::RunHead(Stream* s) {
     if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
   }
   cv.NotifyAll();
-  callback_cv_.NotifyOne();
+  for (auto& [key, lane] : lanes_) lane->cv.NotifyOne();
 }
 
 bool DriverState::RunOrHandOff(Stream* s) {
-  if (!HeadIsUserWork(s) || MayRunUserWork()) {
+  if (!HeadIsUserWork(s) || MayRunHere(s)) {
     RunHead(s);
     return true;
   }
-  if (OnCallbackThread()) return false;  // inside user work: the callback loop runs it later
+  const std::uint64_t key = LaneOf(s);
+  if (OnCallbackThread() && t_lane_key == key) return false;  // its lane is this thread, busy
   handoff_.insert(s->id);
-  EnsureCallbackThread();
-  callback_cv_.NotifyOne();
+  EnsureLane(key)->cv.NotifyOne();
   return false;
 }
 
 void DriverState::DrainEager() {
-  const bool on_callback = MayRunUserWork();
   for (;;) {
     std::vector<Stream*> ready;
     for (auto& [id, s] : streams) {
-      if (HeadReady(s.get()) && (on_callback || !HeadIsUserWork(s.get()))) ready.push_back(s.get());
+      if (HeadReady(s.get()) && (!HeadIsUserWork(s.get()) || MayRunHere(s.get()))) {
+        ready.push_back(s.get());
+      }
     }
     if (ready.empty()) break;
     RunHead(PickReady(ready));
@@ -254,9 +257,28 @@ void DriverState::WaitForProgress() {
   g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
 
+void DriverState::WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq) {
+  // Until the handed-off op has completed: so that the next choice (a seeded draw under the
+  // adversarial policy) is made on the same state whatever the lane's timing.
+  for (;;) {
+    Stream* s = FindStream(stream_id);
+    if (s == nullptr || s->completed_seq >= head_seq) return;
+    WaitForProgress();
+  }
+}
+
+bool DriverState::RunOrWait(Stream* s) {
+  const std::uint64_t id = s->id;
+  const std::uint64_t head_seq = s->queue.front().seq;
+  if (RunOrHandOff(s)) return true;
+  if (OnCallbackThread() && t_lane_key == LaneOf(s)) return false;  // never wait for oneself
+  WaitForHandOff(id, head_seq);
+  return true;
+}
+
 void DriverState::Step(Stream* target, std::uint64_t seq) {
   if (Stream* runnable = FindNeededReady(target, seq)) {
-    if (RunOrHandOff(runnable)) return;
+    if (RunOrWait(runnable)) return;
   }
   // Nothing this thread can run: the callback thread or another thread is running a needed op,
   // or an op waits for work another thread has yet to enqueue (a collective's peers). Wait for
@@ -285,13 +307,12 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
     Stream* cur = FindStream(id);
     if (cur == nullptr || cur->completed_seq >= seq) break;
     if (OnCallbackThread()) {
-      // Inside user work: run the fake's own work this wait needs; if what it needs is user
-      // work, or is running, waiting could only end when the callback thread (this one)
-      // returns. The real driver refuses such calls.
-      Stream* runnable = FindNeededReady(cur, seq);
-      if (runnable == nullptr || HeadIsUserWork(runnable)) return CUDA_ERROR_NOT_PERMITTED;
-      RunHead(runnable);
-      continue;
+      // Inside user work: the fake's own work this wait needs runs here, other lanes' work is
+      // handed over and waited for (a host function may wait for a kernel, as on the GPU); if
+      // the wait needs this lane's own work (its own stream, another host function of its
+      // context), it could only end when this body returns: the real driver hangs there, the
+      // fake answers CUDA_ERROR_NOT_PERMITTED.
+      if (NeedsOwnLane(cur, seq)) return CUDA_ERROR_NOT_PERMITTED;
     }
     Step(cur, seq);
     if (++slow_ticks == kSlowUserWorkTicks && UserWorkRunning(streams)) {
@@ -328,13 +349,11 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
       if (HeadReady(s)) ready.push_back(s);
     }
     if (OnCallbackThread()) {
-      // See SyncStream: the fake's own work runs here, anything else is refused.
-      auto it = std::find_if(ready.begin(), ready.end(),
-                             [](Stream* s) { return !HeadIsUserWork(s); });
-      if (it == ready.end()) return CUDA_ERROR_NOT_PERMITTED;
-      RunHead(*it);
+      // Unreachable through the entry points (cuCtxSynchronize is refused inside user work);
+      // kept so that no internal caller can wait for its own lane.
+      return CUDA_ERROR_NOT_PERMITTED;
     } else if (!ready.empty()) {
-      if (!RunOrHandOff(PickReady(ready))) WaitForProgress();
+      if (!RunOrWait(PickReady(ready))) WaitForProgress();
     } else {
       Step(pending[NextRandom() % pending.size()], ~std::uint64_t{0});
     }
@@ -386,32 +405,87 @@ void DriverState::ReapStreams() {
   }
 }
 
-// --- the callback thread ---
+// --- lanes ---
 
-void DriverState::EnsureCallbackThread() {
-  if (callback_thread_.joinable() || stop_callbacks_) return;
-  callback_thread_ = std::thread([this] { CallbackLoop(); });
-}
-
-void DriverState::StopCallbackThread() {
-  std::thread thread;
-  {
-    cuhal::MutexLock lock(mu);
-    stop_callbacks_ = true;
-    callback_cv_.NotifyAll();
-    thread = std::move(callback_thread_);  // none is started once stop_callbacks_ is set
+bool DriverState::NeedsOwnLane(Stream* target, std::uint64_t seq) {
+  // The chain of streams (target, seq) waits on, as FindNeededReady walks it: does any link wait
+  // for work of the calling lane, running now or queued at its head?
+  std::vector<std::uint64_t> needed{target->id};
+  std::vector<std::uint64_t> limit{seq};
+  for (size_t i = 0; i < needed.size() && i < 64; ++i) {
+    Stream* s = FindStream(needed[i]);
+    if (s == nullptr || s->queue.empty()) continue;
+    const Op& head = s->queue.front();
+    if (head.seq > limit[i]) continue;
+    if (head.kind != OpKind::kDevice && LaneOf(s) == t_lane_key) return true;
+    // Work of this lane further down the stream, before seq, is needed too.
+    for (const Op& op : s->queue) {
+      if (op.seq > limit[i]) break;
+      if (op.kind == OpKind::kHostFunction && s->ctx_id == t_lane_key) return true;
+      if (op.kind == OpKind::kKernel && t_lane_key == kKernelLane) return true;
+    }
+    for (const auto& [sid, dseq] : head.deps) {
+      if (!DepSatisfied(sid, dseq) &&
+          std::find(needed.begin(), needed.end(), sid) == needed.end()) {
+        needed.push_back(sid);
+        limit.push_back(dseq);
+      }
+    }
   }
-  if (thread.joinable()) thread.join();
+  return false;
 }
 
-void DriverState::CallbackLoop() {
-  t_callback_serial = serial;
+DriverState::Lane* DriverState::EnsureLane(std::uint64_t key) {
+  // Join lanes whose context went away (they return on their own).
+  for (auto it = lanes_.begin(); it != lanes_.end();) {
+    if (it->second->finished && it->first != key) {
+      if (it->second->thread.joinable()) it->second->thread.join();
+      it = lanes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto& slot = lanes_[key];
+  if (slot != nullptr && slot->finished) {
+    if (slot->thread.joinable()) slot->thread.join();
+    slot.reset();
+  }
+  if (slot == nullptr) {
+    slot = std::make_unique<Lane>();
+    slot->key = key;
+    if (!stop_lanes_) {
+      Lane* lane = slot.get();
+      lane->thread = std::thread([this, lane] { LaneLoop(lane); });
+    }
+  }
+  return slot.get();
+}
+
+void DriverState::StopLanes() {
+  cuhal::MutexLock lock(mu);
+  stop_lanes_ = true;
+  std::vector<std::thread> threads;
+  for (auto& [key, lane] : lanes_) lane->cv.NotifyAll();
+  for (auto& [key, lane] : lanes_) {
+    if (lane->thread.joinable()) threads.push_back(std::move(lane->thread));
+  }
+  lock.unlock();
+  for (std::thread& t : threads) t.join();
+  lock.lock();
+  lanes_.clear();
+}
+
+void DriverState::LaneLoop(Lane* lane) {
+  t_lane_serial = serial;
+  t_lane_key = lane->key;
+  const std::uint64_t key = lane->key;
   cuhal::MutexLock lock(mu);
   std::uint64_t calls_seen = entry_calls_.load(std::memory_order_relaxed);
+  auto mine = [key](const Stream* s) { return HeadIsUserWork(s) && LaneOf(s) == key; };
   // The driver is going away only when its owner destroys it; any work still queued then is
   // abandoned with it (the owner's teardown synchronizes first when it cares).
-  while (!stop_callbacks_) {
-    // Work a waiter handed over (both policies), then, under eager, any ready user work.
+  while (!stop_lanes_) {
+    // Work a waiter handed over (both policies), then, under eager, any ready work of the lane.
     Stream* next = nullptr;
     for (auto it = handoff_.begin(); it != handoff_.end();) {
       Stream* s = FindStream(*it);
@@ -419,7 +493,7 @@ void DriverState::CallbackLoop() {
         it = handoff_.erase(it);
         continue;
       }
-      if (HeadReady(s)) {
+      if (mine(s) && HeadReady(s)) {
         next = s;
         handoff_.erase(it);
         break;
@@ -429,7 +503,7 @@ void DriverState::CallbackLoop() {
     if (next == nullptr && options.policy == SchedulePolicy::kEager) {
       std::vector<Stream*> ready;
       for (auto& [id, s] : streams) {
-        if (HeadReady(s.get()) && HeadIsUserWork(s.get())) ready.push_back(s.get());
+        if (mine(s.get()) && HeadReady(s.get())) ready.push_back(s.get());
       }
       next = PickReady(ready);
     }
@@ -439,26 +513,35 @@ void DriverState::CallbackLoop() {
       ReapStreams();
       continue;
     }
-    const bool idle_release = options.policy == SchedulePolicy::kAdversarial &&
+    // A host-function lane whose context is gone, with nothing queued for it, ends.
+    if (key != kKernelLane && contexts.find(key) == contexts.end()) {
+      bool queued = false;
+      for (auto& [id, s] : streams) queued = queued || s->ctx_id == key;
+      if (!queued) break;
+    }
+    const bool idle_release = key != kKernelLane &&
+                              options.policy == SchedulePolicy::kAdversarial &&
                               options.idle_release_us != 0;
     if (idle_release) {
-      callback_cv_.WaitFor(mu, std::chrono::microseconds(options.idle_release_us));
+      lane->cv.WaitFor(mu, std::chrono::microseconds(options.idle_release_us));
       const std::uint64_t calls = entry_calls_.load(std::memory_order_relaxed);
-      if (calls == calls_seen && handoff_.empty() && !stop_callbacks_) {
-        ReleaseIdleHostFunction();
+      if (calls == calls_seen && handoff_.empty() && !stop_lanes_) {
+        ReleaseIdleHostFunction(key);
       }
       calls_seen = entry_calls_.load(std::memory_order_relaxed);
     } else {
-      callback_cv_.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
+      lane->cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
     }
   }
-  t_callback_serial = 0;
+  lane->finished = true;
+  t_lane_serial = 0;
 }
 
-void DriverState::ReleaseIdleHostFunction() {
-  // Streams with a host function queued, in id order; one chosen by the seed.
+void DriverState::ReleaseIdleHostFunction(std::uint64_t ctx_id) {
+  // Streams of the context with a host function queued, in id order; one chosen by the seed.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;  // (stream, host function seq)
   for (auto& [id, s] : streams) {
+    if (s->ctx_id != ctx_id) continue;
     for (const Op& op : s->queue) {
       if (op.kind == OpKind::kHostFunction) {
         pending.emplace_back(id, op.seq);
@@ -469,13 +552,16 @@ void DriverState::ReleaseIdleHostFunction() {
   if (pending.empty()) return;
   std::sort(pending.begin(), pending.end());
   const auto [stream_id, seq] = pending[NextRandom() % pending.size()];
-  // Run what that host function needs, then it (this is the callback thread: anything may run).
-  for (;;) {
+  // Run what that host function needs, then it: this lane runs its own work and the fake's,
+  // and hands kernels to the kernel lane.
+  for (int waits = 0; waits < kPollTicks;) {
     Stream* s = FindStream(stream_id);
     if (s == nullptr || s->completed_seq >= seq) break;
     Stream* runnable = FindNeededReady(s, seq);
-    if (runnable == nullptr) break;  // blocked on a peer or another thread's running op
-    RunHead(runnable);
+    if (runnable == nullptr || !RunOrWait(runnable)) {
+      WaitForProgress();  // blocked on a peer, or on another lane's work
+      ++waits;
+    }
   }
   ReapStreams();
 }

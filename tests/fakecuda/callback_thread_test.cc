@@ -51,7 +51,7 @@ TEST_P(CallbackThreadTest, HostFunctionsRunOnADriverThreadNotTheCallers) {
   ASSERT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_NE(a.id, std::thread::id{});
   EXPECT_NE(a.id, std::this_thread::get_id());
-  EXPECT_EQ(a.id, b.id) << "one callback thread serves every stream";
+  EXPECT_EQ(a.id, b.id) << "one callback thread serves every stream of a context";
   EXPECT_EQ(api().cuStreamDestroy(stream), CUDA_SUCCESS);
 }
 
@@ -128,6 +128,11 @@ TEST_P(CallbackThreadTest, CudaCallsFromInsideAHostFunctionAnswer) {
     CUresult enqueue = CUDA_ERROR_UNKNOWN;
     CUevent event = nullptr;
     int nested_runs = 0;
+    CUresult get_current = CUDA_SUCCESS;
+    CUcontext current = reinterpret_cast<CUcontext>(0x1);
+    CUresult alloc = CUDA_SUCCESS;
+    CUresult attribute = CUDA_SUCCESS;
+    CUresult event_create = CUDA_SUCCESS;
   };
   Probe probe;
   probe.api = &api();
@@ -143,6 +148,14 @@ TEST_P(CallbackThreadTest, CudaCallsFromInsideAHostFunctionAnswer) {
                   pr->query_own = pr->api->cuStreamQuery(pr->stream);
                   pr->ctx_destroy = pr->api->cuCtxDestroy(pr->ctx);
                   pr->record = pr->api->cuEventRecord(pr->event, pr->stream);
+                  pr->get_current = pr->api->cuCtxGetCurrent(&pr->current);
+                  CUdeviceptr dptr = 0;
+                  pr->alloc = pr->api->cuMemAlloc(&dptr, 64);
+                  int value = 0;
+                  pr->attribute = pr->api->cuDeviceGetAttribute(
+                      &value, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0);
+                  CUevent e = nullptr;
+                  pr->event_create = pr->api->cuEventCreate(&e, 0);
                   pr->enqueue = pr->api->cuLaunchHostFunc(
                       pr->stream, [](void* q) { ++static_cast<Probe*>(q)->nested_runs; }, pr);
                 },
@@ -151,8 +164,16 @@ TEST_P(CallbackThreadTest, CudaCallsFromInsideAHostFunctionAnswer) {
   ASSERT_EQ(api().cuStreamSynchronize(probe.stream), CUDA_SUCCESS);
   // Again, for the host function the first one enqueued while this thread was synchronizing.
   ASSERT_EQ(api().cuStreamSynchronize(probe.stream), CUDA_SUCCESS);
+  // The H200 hangs here (a deadlock); the fake answers instead.
   EXPECT_EQ(probe.own_sync, CUDA_ERROR_NOT_PERMITTED);
+  // Measured on the H200 (docs/driver_facts.md): no current context inside a callback, and the
+  // calls that need one, allocation, device queries and object creation are refused.
   EXPECT_EQ(probe.ctx_sync, CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(probe.get_current, CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(probe.current, reinterpret_cast<CUcontext>(0x1)) << "out-parameter left alone";
+  EXPECT_EQ(probe.alloc, CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(probe.attribute, CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(probe.event_create, CUDA_ERROR_NOT_PERMITTED);
   EXPECT_EQ(probe.query_own, CUDA_ERROR_NOT_READY) << "its own stream is running it";
   EXPECT_EQ(probe.ctx_destroy, CUDA_ERROR_NOT_PERMITTED);
   EXPECT_EQ(probe.record, CUDA_SUCCESS);
@@ -248,6 +269,136 @@ TEST_P(CallbackThreadTest, ConcurrentStreamDestroy) {
   }
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFree(dev), CUDA_SUCCESS);
+}
+
+// A host function that spins until the test releases it.
+struct Gate {
+  std::atomic<bool> entered{false};
+  std::atomic<bool> open{false};
+  static void Block(void* p) {
+    auto* g = static_cast<Gate*>(p);
+    g->entered.store(true);
+    while (!g->open.load()) std::this_thread::yield();
+  }
+};
+
+// Waits (bounded, so that a broken fake fails instead of hanging) until `done` holds.
+template <typename F>
+bool Eventually(F done) {
+  for (int i = 0; i < 60000 && !done(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return done();
+}
+
+// Measured on the H200: the host functions of one context run one at a time (a second one on an
+// independent stream waits for a blocking one), those of another context run at once, and a
+// kernel on another stream still runs.
+TEST_P(CallbackThreadTest, HostFunctionsOfAContextRunOneAtATime) {
+  ScopedPrimaryContext ctx(api());
+  ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
+  CUstream blocked = nullptr, independent = nullptr, kernel_stream = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&blocked, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamCreate(&independent, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamCreate(&kernel_stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  // A second context on the same device, with its own stream.
+  CUcontext other = nullptr;
+  ASSERT_EQ(api().cuCtxCreate(&other, nullptr, 0, 0), CUDA_SUCCESS);
+  CUstream other_stream = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&other_stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxPopCurrent(nullptr), CUDA_SUCCESS);
+
+  fakecuda::SampleKernels kernels;
+  CUmodule module = nullptr;
+  ASSERT_EQ(api().cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_SUCCESS);
+  CUfunction add_one = nullptr;
+  ASSERT_EQ(api().cuModuleGetFunction(&add_one, module, "add_one"), CUDA_SUCCESS);
+  CUdeviceptr data = 0;
+  ASSERT_EQ(api().cuMemAlloc(&data, 64), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD32(data, 1, 16), CUDA_SUCCESS);
+
+  Gate gate;
+  std::atomic<int> independent_runs{0}, other_runs{0};
+  auto count = [](void* p) { static_cast<std::atomic<int>*>(p)->fetch_add(1); };
+  ASSERT_EQ(api().cuLaunchHostFunc(blocked, &Gate::Block, &gate), CUDA_SUCCESS);
+  ASSERT_TRUE(Eventually([&] {
+    (void)api().cuStreamQuery(blocked);  // the adversarial policy runs work when asked
+    return gate.entered.load();
+  }));
+  ASSERT_EQ(api().cuLaunchHostFunc(independent, count, &independent_runs), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuLaunchHostFunc(other_stream, count, &other_runs), CUDA_SUCCESS);
+  unsigned n = 16;
+  void* params[] = {&data, &n};
+  ASSERT_EQ(api().cuLaunchKernel(add_one, 1, 1, 1, 16, 1, 1, 0, kernel_stream, params, nullptr),
+            CUDA_SUCCESS);
+  // The kernel and the other context's host function finish while the gate is closed.
+  EXPECT_TRUE(Eventually([&] { return api().cuStreamQuery(kernel_stream) == CUDA_SUCCESS; }));
+  EXPECT_TRUE(Eventually([&] { return api().cuStreamQuery(other_stream) == CUDA_SUCCESS; }));
+  EXPECT_EQ(other_runs.load(), 1);
+  // The same context's independent host function waits for the blocking one.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(api().cuStreamQuery(independent), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(independent_runs.load(), 0);
+  EXPECT_EQ(api().cuStreamQuery(blocked), CUDA_ERROR_NOT_READY);
+  gate.open.store(true);
+  EXPECT_EQ(api().cuStreamSynchronize(independent), CUDA_SUCCESS);
+  EXPECT_EQ(independent_runs.load(), 1);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  unsigned first = 0;
+  EXPECT_EQ(api().cuMemcpyDtoH(&first, data, sizeof(first)), CUDA_SUCCESS);
+  EXPECT_EQ(first, 2u);
+
+  EXPECT_EQ(api().cuMemFree(data), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuModuleUnload(module), CUDA_SUCCESS);
+  for (CUstream s : {blocked, independent, kernel_stream}) {
+    EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
+  }
+  ASSERT_EQ(api().cuCtxPushCurrent(other), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamSynchronize(other_stream), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(other_stream), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxPopCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxDestroy(other), CUDA_SUCCESS);
+}
+
+// Measured on the H200: a host function may wait for another stream (it waits for a kernel
+// there) and may synchronize an event.
+TEST_P(CallbackThreadTest, HostFunctionMayWaitForAnotherStream) {
+  ScopedPrimaryContext ctx(api());
+  ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
+  CUstream first = nullptr, second = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&first, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamCreate(&second, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  fakecuda::SampleKernels kernels;
+  CUmodule module = nullptr;
+  ASSERT_EQ(api().cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_SUCCESS);
+  CUfunction add_one = nullptr;
+  ASSERT_EQ(api().cuModuleGetFunction(&add_one, module, "add_one"), CUDA_SUCCESS);
+  CUdeviceptr data = 0;
+  ASSERT_EQ(api().cuMemAlloc(&data, 64), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD32(data, 1, 16), CUDA_SUCCESS);
+  unsigned n = 16;
+  void* params[] = {&data, &n};
+  ASSERT_EQ(api().cuLaunchKernel(add_one, 1, 1, 1, 16, 1, 1, 0, second, params, nullptr),
+            CUDA_SUCCESS);
+  struct Wait {
+    const CudaApi* api;
+    CUstream other;
+    CUresult result = CUDA_ERROR_UNKNOWN;
+  } wait{&api(), second};
+  ASSERT_EQ(api().cuLaunchHostFunc(
+                first,
+                [](void* p) {
+                  auto* w = static_cast<Wait*>(p);
+                  w->result = w->api->cuStreamSynchronize(w->other);
+                },
+                &wait),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamSynchronize(first), CUDA_SUCCESS);
+  EXPECT_EQ(wait.result, CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamQuery(second), CUDA_SUCCESS) << "the host function waited for it";
+  EXPECT_EQ(api().cuMemFree(data), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuModuleUnload(module), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(first), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(second), CUDA_SUCCESS);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, CallbackThreadTest,
