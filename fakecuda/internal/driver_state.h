@@ -179,6 +179,9 @@ class DriverState {
   std::atomic<bool> initialized{false};  // set by cuInit; read without the lock
   std::vector<Device> devices;
   std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts;
+  // Created contexts destroyed so far: id -> device (the H200 still answers cuCtxGetDevice for a
+  // destroyed context made current again; context_entry.cc).
+  std::unordered_map<std::uint64_t, int> destroyed_contexts;
   std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams;
   std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events;
   std::map<std::uintptr_t, Allocation> allocations;  // by base address
