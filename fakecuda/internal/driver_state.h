@@ -194,6 +194,9 @@ class DriverState {
   // --- guarded by mu ---
   std::vector<Device> devices CUHAL_GUARDED_BY(mu);
   std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts CUHAL_GUARDED_BY(mu);
+  // Created contexts destroyed so far: id -> device (the H200 still answers cuCtxGetDevice for a
+  // destroyed context made current again; context_entry.cc).
+  std::unordered_map<std::uint64_t, int> destroyed_contexts CUHAL_GUARDED_BY(mu);
   std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams CUHAL_GUARDED_BY(mu);
   std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events CUHAL_GUARDED_BY(mu);
   std::map<std::uintptr_t, Allocation> allocations CUHAL_GUARDED_BY(mu);  // by base address
