@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/base/uuid.h"
+
 namespace fakecuda {
 namespace {
 
@@ -57,15 +59,6 @@ int AttributeFromName(std::string_view name) {
 }
 
 int AttributeLimit() { return static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX); }
-
-std::string UuidToString(const std::array<unsigned char, 16>& uuid) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf),
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
-                uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
-  return buf;
-}
 
 bool UuidFromString(std::string_view text, std::array<unsigned char, 16>* uuid) {
   if (text.substr(0, 4) == "GPU-") text.remove_prefix(4);
@@ -162,7 +155,7 @@ std::string ProfileToJson(const DeviceProfile& profile) {
   nlohmann::ordered_json j;
   j["format"] = kFormat;
   j["name"] = profile.name;
-  j["uuid"] = UuidToString(profile.uuid);
+  j["uuid"] = cuhal::FormatGpuUuid(profile.uuid);
   j["pci_bus_id"] = profile.pci_bus_id;
   j["total_memory"] = static_cast<std::uint64_t>(profile.total_memory);
   j["driver_version"] = profile.driver_version;

@@ -53,8 +53,8 @@ int AttributeFromName(std::string_view name);
 // One past the largest valid CUdevice_attribute of the cuda.h fakecuda was built with.
 int AttributeLimit();
 
-// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" <-> 16 bytes.
-std::string UuidToString(const std::array<unsigned char, 16>& uuid);
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes (the other way: cuhal::FormatGpuUuid,
+// core/base/uuid.h).
 bool UuidFromString(std::string_view text, std::array<unsigned char, 16>* uuid);
 
 }  // namespace fakecuda

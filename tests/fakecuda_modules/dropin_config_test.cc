@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/uuid.h"
 #include "fakecuda/kernel_registry.h"
 
 namespace fakecuda {
@@ -39,7 +40,7 @@ TEST(DropinConfigTest, DeviceCounts) {
   ASSERT_EQ(devices.size(), 8u);
   std::set<std::string> uuids, buses;
   for (const DeviceProfile& d : devices) {
-    uuids.insert(UuidToString(d.uuid));
+    uuids.insert(cuhal::FormatGpuUuid(d.uuid));
     buses.insert(d.pci_bus_id);
   }
   EXPECT_EQ(uuids.size(), 8u) << "every device has its own UUID";
