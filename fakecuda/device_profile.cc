@@ -168,4 +168,32 @@ std::string ProfileToJson(const DeviceProfile& profile) {
   return j.dump(2) + "\n";
 }
 
+void MakeDevicesDistinct(std::vector<DeviceProfile>* devices) {
+  for (size_t i = 1; i < devices->size(); ++i) {
+    DeviceProfile& d = (*devices)[i];
+    auto clash = [&] {
+      for (size_t j = 0; j < i; ++j) {
+        if ((*devices)[j].uuid == d.uuid) return true;
+      }
+      return false;
+    };
+    while (clash()) {
+      for (int b = 15; b >= 0 && ++d.uuid[static_cast<size_t>(b)] == 0; --b) {
+      }
+      unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+      if (std::sscanf(d.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus + 1) & 0xFF, dev, fn);
+        d.pci_bus_id = text;
+      }
+    }
+  }
+}
+
+std::vector<DeviceProfile> DistinctDevices(const DeviceProfile& profile, int count) {
+  std::vector<DeviceProfile> devices(count > 0 ? static_cast<size_t>(count) : 0, profile);
+  MakeDevicesDistinct(&devices);
+  return devices;
+}
+
 }  // namespace fakecuda

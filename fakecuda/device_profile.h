@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fakecuda {
 
@@ -45,6 +46,14 @@ std::string ProfileToJson(const DeviceProfile& profile);
 
 // The NVIDIA H200 profile captured on the GPU machine (fakecuda/profiles/h200.json, embedded).
 const DeviceProfile& BuiltinH200Profile();
+
+// Makes every device distinct from the earlier ones, as on a real multi-GPU host: a device whose
+// UUID repeats an earlier device's gets the next UUID (a 128-bit increment) and the next PCI bus
+// number ("DDDD:BB:dd.f" with BB + 1), until it clashes with none. Devices already distinct keep
+// their identity, so the first device is always its profile unchanged.
+void MakeDevicesDistinct(std::vector<DeviceProfile>* devices);
+// `count` devices made from `profile`, distinct as above.
+std::vector<DeviceProfile> DistinctDevices(const DeviceProfile& profile, int count);
 
 // The cuda.h spelling of an attribute ("CU_DEVICE_ATTRIBUTE_WARP_SIZE"), or "" if unknown.
 std::string_view AttributeName(int attribute);
