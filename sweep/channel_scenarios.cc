@@ -25,16 +25,7 @@ constexpr std::size_t kElements = 1024;
 // `count` fake H200s with distinct PCI bus ids and UUIDs (one per rank).
 fakecuda::DriverOptions Devices(int count) {
   fakecuda::DriverOptions options;
-  for (int i = 0; i < count; ++i) {
-    fakecuda::DeviceProfile profile = fakecuda::BuiltinH200Profile();
-    if (i > 0) {
-      char bus[32];
-      std::snprintf(bus, sizeof(bus), "0000:%02x:00.0", (0x18 + 0x10 * i) & 0xFF);
-      profile.pci_bus_id = bus;
-      profile.uuid[15] = static_cast<unsigned char>(profile.uuid[15] + i);
-    }
-    options.devices.push_back(std::move(profile));
-  }
+  options.devices = fakecuda::DistinctDevices(fakecuda::BuiltinH200Profile(), count);
   return options;
 }
 

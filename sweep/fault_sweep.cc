@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/base/env.h"
 #include "core/base/mutex.h"
 #include "core/symbols/api_status.h"
 
@@ -80,10 +81,8 @@ bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed)
          live.modules <= allowed.modules;
 }
 
-bool Verbose() {
-  const char* value = std::getenv("CUHAL_SWEEP_VERBOSE");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
+// CUHAL_SWEEP_VERBOSE (a boolean, default off).
+StatusOr<bool> Verbose() { return env::ReadBool("CUHAL_SWEEP_VERBOSE", false); }
 
 struct RunResult {
   Status status;
@@ -110,6 +109,11 @@ RunResult RunOnce(const SweepScenario& scenario, const fakecuda::FaultRule* rule
   std::optional<std::thread::id> only;
   if (scenario.calling_thread_only) only = self;
   fakecuda::ScopedDriver driver(scenario.driver_options);
+  if (!driver.ok()) {
+    result.status = InvalidArgumentError(
+        StrCat("the scenario's fakecuda::DriverOptions are invalid: ", driver.error()));
+    return result;
+  }
   CudaApi api;
   fakecuda::FillCudaApi(&api);
   driver->faults().EnableCallLog(true);
@@ -232,7 +236,12 @@ std::string SweepReport::Problems(std::size_t limit) const {
 SweepReport RunFaultSweep(const SweepScenario& scenario, const SweepProgress& progress) {
   SweepReport report;
   report.scenario = scenario.name;
-  const bool verbose = Verbose();
+  StatusOr<bool> verbose_or = Verbose();
+  if (!verbose_or.ok()) {  // an invalid configuration: no sweep at all
+    report.problems.push_back(verbose_or.status().message());
+    return report;
+  }
+  const bool verbose = *verbose_or;
 
   RunResult counting = RunOnce(scenario, nullptr);
   report.cuda_calls = counting.calls;

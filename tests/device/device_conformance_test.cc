@@ -30,11 +30,6 @@
 #include "tests/device/test_macros.h"
 #include "tests/support/backend.h"
 
-// Under AddressSanitizer the real driver's cuInit fails with CUDA_ERROR_OUT_OF_MEMORY unless the
-// shadow gap is left unprotected (see tests/real/real_driver_test.cc). Unused without ASan.
-extern "C" const char* __asan_default_options();
-extern "C" const char* __asan_default_options() { return "protect_shadow_gap=0"; }
-
 namespace cuhal::testing {
 namespace {
 

@@ -1,9 +1,6 @@
 // Copyright 2026 The cuhal Authors.
 #include "tests/fakenccl/nccl_support.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "core/symbols/real_loader.h"
 
 void PrintTo(ncclResult_t result, std::ostream* os) {
@@ -12,11 +9,6 @@ void PrintTo(ncclResult_t result, std::ostream* os) {
 
 namespace cuhal::testing {
 namespace {
-
-bool RealRequired() {
-  const char* value = std::getenv("CUHAL_REAL_REQUIRED");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
 
 struct RealLibNccl {
   std::unique_ptr<RealNccl> nccl;
@@ -52,11 +44,7 @@ std::unique_ptr<NcclBackend> NcclBackend::Create(std::string_view name,
   if (name == "real") {
     const RealLibNccl& real = LoadRealNccl();
     if (real.nccl == nullptr) {
-      if (RealRequired()) {
-        *error = real.unavailable + " (and CUHAL_REAL_REQUIRED=1)";
-      } else {
-        *unavailable = real.unavailable;
-      }
+      RealUnreachable(real.unavailable, unavailable, error);
       return nullptr;
     }
     backend->cuda_ = Backend::Create(name, cuda_options, unavailable, error);
