@@ -13,6 +13,7 @@
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
 namespace {
@@ -283,6 +284,7 @@ void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::
   }
   // Nothing this thread can run: another thread is running a needed op, or an op waits for work
   // another thread has yet to enqueue (a collective's peers). Wait for the world to change.
+  ScopedBlocked blocked;  // VIRTUAL CLOCK (fakecuda/virtual_clock.h): this thread is idle here
   cv.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
   g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
