@@ -32,7 +32,7 @@ bool ParsePositive(const char* text, std::uint64_t* out) {
   return true;
 }
 
-__attribute__((constructor)) void FakencclDropinLoad() {
+__attribute__((constructor)) void FakencclDropinLoad() try {
   fakenccl::NcclOptions options;
   if (const char* v = std::getenv("FAKENCCL_VERSION"); v != nullptr) {
     std::uint64_t version = 0;
@@ -64,37 +64,50 @@ __attribute__((constructor)) void FakencclDropinLoad() {
   }
   g_nccl = nccl.release();
   fakenccl::Install(g_nccl);
+} catch (...) {
+  std::fprintf(stderr, "fakenccl (libnccl.so.2): loading failed with an exception; no fake NCCL "
+               "is installed\n");
 }
 
-__attribute__((destructor)) void FakencclDropinUnload() {
+__attribute__((destructor)) void FakencclDropinUnload() try {
   if (g_nccl == nullptr) return;
   const char* report = std::getenv("FAKENCCL_LEAK_REPORT");
   if (report != nullptr && std::strcmp(report, "1") == 0) {
     std::fprintf(stderr, "fakenccl: leak report: %s\n%s",
                  g_nccl->LiveObjects().ToString().c_str(), g_nccl->LeakReport().c_str());
   }
+} catch (...) {
+  std::fprintf(stderr, "fakenccl (libnccl.so.2): the leak report failed with an exception\n");
 }
 
 }  // namespace
 
 // ---- Entry points outside cuhal's table --------------------------------------------------------
 
+// ncclBroadcast is a function-try-block; these bodies cannot throw, and are one all the same
+// (the boundary is a wall).
 extern "C" ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
-                                  ncclComm_t comm, cudaStream_t stream) {
+                                  ncclComm_t comm, cudaStream_t stream) try {
   return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+} catch (...) {
+  return ncclInternalError;
 }
 
 // Registration is an optimization in NCCL; the fake has nothing to register. UNMEASURED: NCCL's
 // checks of these arguments.
 extern "C" ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t /*size*/,
-                                         void** handle) {
+                                         void** handle) try {
   if (comm == nullptr || handle == nullptr) return ncclInvalidArgument;
   *handle = buff != nullptr ? buff : reinterpret_cast<void*>(0x1);
   return ncclSuccess;
+} catch (...) {
+  return ncclInternalError;
 }
 
-extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* /*handle*/) {
+extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* /*handle*/) try {
   return comm == nullptr ? ncclInvalidArgument : ncclSuccess;
+} catch (...) {
+  return ncclInternalError;
 }
 
 extern "C" decltype(ncclBcast) pncclBcast __attribute__((alias("ncclBcast")));
