@@ -13,6 +13,7 @@
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
 namespace {

@@ -31,6 +31,7 @@
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/stream_work.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
 namespace {
@@ -117,6 +118,7 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
   Lane* lane = nullptr;
   if (kind != OpKind::kDevice) lane = EnsureLane(kind == OpKind::kKernel ? kKernelLane : s->ctx_id);
   cv.NotifyAll();
+  NoteDriverProgress();
   if (options.policy == SchedulePolicy::kEager) {
     DrainEager();
     if (lane != nullptr) lane->cv.NotifyOne();
@@ -158,6 +160,9 @@ void DriverState::RunHead(Stream* s) {
     // parameter read of the wrong size) fails like a faulting kernel, with a sticky
     // CUDA_ERROR_LAUNCH_FAILED.
     ++t_body_depth;
+    // User work on a lane keeps every virtual clock still (a busy peer is never timed out).
+    const bool busy = kind != OpKind::kDevice;
+    if (busy) EnterBusy();
     try {
       result = body();
     } catch (const std::exception& e) {
@@ -167,6 +172,7 @@ void DriverState::RunHead(Stream* s) {
       threw = true;
       std::fprintf(stderr, "fakecuda: %s: user work threw a non-std::exception\n", what);
     }
+    if (busy) LeaveBusy();
     --t_body_depth;
     body = nullptr;  // destroy captured state without the lock, like the body itself
   }
@@ -195,6 +201,7 @@ void DriverState::RunHead(Stream* s) {
     if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
   }
   cv.NotifyAll();
+  NoteDriverProgress();
   for (auto& [key, lane] : lanes_) lane->cv.NotifyOne();
 }
 
@@ -253,6 +260,7 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
 }
 
 void DriverState::WaitForProgress() {
+  ScopedBlocked blocked;  // the virtual clock (fakecuda/virtual_clock.h): this thread is idle here
   cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
   g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }

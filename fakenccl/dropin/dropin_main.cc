@@ -21,7 +21,7 @@ namespace {
 fakenccl::FakeNccl* g_nccl = nullptr;
 bool g_leak_report = false;  // FAKENCCL_LEAK_REPORT, read once at load
 
-__attribute__((constructor)) void FakencclDropinLoad() {
+__attribute__((constructor)) void FakencclDropinLoad() try {
   // Every variable is read here, so that an invalid one stops the library at once.
   const cuhal::env::Lookup lookup = cuhal::env::ProcessEnvironment;
   cuhal::StatusOr<bool> leak_report = fakenccl::NcclLeakReportFromEnvironment(lookup);
@@ -39,34 +39,47 @@ __attribute__((constructor)) void FakencclDropinLoad() {
   g_leak_report = *leak_report;
   g_nccl = std::move(nccl).value().release();
   fakenccl::Install(g_nccl);
+} catch (...) {
+  std::fprintf(stderr, "fakenccl (libnccl.so.2): loading failed with an exception; no fake NCCL "
+               "is installed\n");
 }
 
-__attribute__((destructor)) void FakencclDropinUnload() {
+__attribute__((destructor)) void FakencclDropinUnload() try {
   if (g_nccl == nullptr || !g_leak_report) return;
   std::fprintf(stderr, "fakenccl: leak report: %s\n%s",
                g_nccl->LiveObjects().ToString().c_str(), g_nccl->LeakReport().c_str());
+} catch (...) {
+  std::fprintf(stderr, "fakenccl (libnccl.so.2): the leak report failed with an exception\n");
 }
 
 }  // namespace
 
 // ---- Entry points outside cuhal's table --------------------------------------------------------
 
+// ncclBroadcast is a function-try-block; these bodies cannot throw, and are one all the same
+// (the boundary is a wall).
 extern "C" ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
-                                  ncclComm_t comm, cudaStream_t stream) {
+                                  ncclComm_t comm, cudaStream_t stream) try {
   return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+} catch (...) {
+  return ncclInternalError;
 }
 
 // Registration is an optimization in NCCL; the fake has nothing to register. UNMEASURED: NCCL's
 // checks of these arguments.
 extern "C" ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t /*size*/,
-                                         void** handle) {
+                                         void** handle) try {
   if (comm == nullptr || handle == nullptr) return ncclInvalidArgument;
   *handle = buff != nullptr ? buff : reinterpret_cast<void*>(0x1);
   return ncclSuccess;
+} catch (...) {
+  return ncclInternalError;
 }
 
-extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* /*handle*/) {
+extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* /*handle*/) try {
   return comm == nullptr ? ncclInvalidArgument : ncclSuccess;
+} catch (...) {
+  return ncclInternalError;
 }
 
 extern "C" decltype(ncclBcast) pncclBcast __attribute__((alias("ncclBcast")));

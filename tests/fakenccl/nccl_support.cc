@@ -2,6 +2,7 @@
 #include "tests/fakenccl/nccl_support.h"
 
 #include "core/symbols/real_loader.h"
+#include "fakecuda/virtual_clock.h"
 
 void PrintTo(ncclResult_t result, std::ostream* os) {
   *os << cuhal::testing::NcclName(result) << " (" << static_cast<int>(result) << ")";
@@ -136,6 +137,9 @@ void RankThreads::Loop(int rank) {
     std::function<void(int)> job;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      // Idle between jobs: blocked, as far as the fakes' virtual clock is concerned (a rank that
+      // has nothing more to do must not look busy to peers waiting for it).
+      fakecuda::ScopedBlocked blocked;
       cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
