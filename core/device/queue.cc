@@ -3,8 +3,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "core/device/device.h"
+#include "core/device/queue_scheduler.h"
 #include "core/driver/context_scope.h"
 #include "core/symbols/api_status.h"
 
@@ -134,6 +138,107 @@ StatusOr<bool> Queue::IsIdle() {
   if (result == CUDA_ERROR_NOT_READY) return false;
   return CudaResultToStatus(api_, result, "cuStreamQuery")
       .AddContext(StrCat("querying queue ", index_));
+}
+
+Status Queue::RequireScheduler(const std::string& what) const {
+  if (scheduler_ == nullptr || device_ == nullptr) {
+    return FailedPreconditionError(
+        StrCat(what, ": queue operations need a queue made by a Device (Device::queue)"));
+  }
+  return OkStatus();
+}
+
+namespace {
+
+std::unique_ptr<QueueAction> NewAction(std::string what, Queue* queue, SemaphoreList waits,
+                                       SemaphoreList signals) {
+  auto action = std::make_unique<QueueAction>();
+  action->what = std::move(what);
+  action->queue = queue;
+  action->waits.assign(waits.begin(), waits.end());
+  action->signals.assign(signals.begin(), signals.end());
+  return action;
+}
+
+}  // namespace
+
+StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, MemoryPoolKind pool,
+                               const BufferParams& params, std::size_t size) {
+  const std::string what = StrCat("queue ", index_, ": alloca of ", size, " bytes from the ",
+                                  MemoryPoolKindName(pool));
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  if (params.heap != MemoryHeap::kDeviceLocal) {
+    return InvalidArgumentError(StrCat(what, ": queue-ordered buffers are device-local, not ",
+                                       MemoryHeapName(params.heap)));
+  }
+  Allocator& allocator = device_->allocator();
+  const bool ordered = device_->pools() != nullptr;
+  BufferParams p = params;
+  Buffer result;
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  if (ordered) {
+    p.pool = pool;
+    action->work_at_submit = true;
+    action->work = [&result, &allocator, p, size](QueueAction& a) -> Status {
+      CUHAL_ASSIGN_OR_RETURN(result, allocator.AllocateOnStream(p, size, a.queue->stream()));
+      return OkStatus();
+    };
+  } else {
+    p.pool = std::nullopt;
+    CUHAL_ASSIGN_OR_RETURN(result, allocator.Allocate(p, size), what);
+  }
+  Status submitted = scheduler_->Submit(std::move(action));
+  if (!submitted.ok()) {
+    if (result) {
+      Status freed = ordered ? allocator.ReleaseOnStream(result, stream_.get()) : result.Reset();
+      ReportDroppedStatus(freed.AddContext(StrCat(what, ": giving the buffer back")));
+      ReportDroppedStatus(result.Reset());
+    }
+    return submitted;
+  }
+  return result;
+}
+
+Status Queue::Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer) {
+  const std::string what =
+      StrCat("queue ", index_, ": dealloca of a ", buffer.size(), "-byte buffer");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  if (!buffer) return InvalidArgumentError(StrCat(what, ": the buffer is empty"));
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  Allocator* allocator = &device_->allocator();
+  const bool ordered =
+      buffer.allocator() == allocator && buffer.pool().has_value() && device_->pools() != nullptr;
+  action->hold = std::move(buffer);
+  if (ordered) {
+    action->work = [allocator](QueueAction& a) {
+      return allocator->ReleaseOnStream(a.hold, a.queue->stream());
+    };
+  }
+  return scheduler_->Submit(std::move(action));
+}
+
+Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch work) {
+  const std::string what =
+      StrCat("queue ", index_, ": execute (", work.size(), " transfer command(s))");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  if (!work.empty()) {
+    auto batch = std::make_shared<TransferBatch>(std::move(work));
+    action->work = [batch](QueueAction& a) { return batch->Run(*a.queue); };
+  }
+  return scheduler_->Submit(std::move(action));
+}
+
+Status Queue::Barrier(SemaphoreList waits, SemaphoreList signals) {
+  const std::string what = StrCat("queue ", index_, ": barrier");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  return scheduler_->Submit(NewAction(what, this, waits, signals));
+}
+
+Status Queue::Flush() {
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(StrCat("queue ", index_, ": flush")));
+  scheduler_->Flush();
+  return OkStatus();
 }
 
 }  // namespace cuhal
