@@ -136,7 +136,7 @@ Device::~Device() {
       primary_.Reset().AddContext("releasing primary context").AddContext(context));
 }
 
-StatusOr<std::unique_ptr<Semaphore>> Device::CreateSemaphore(std::uint64_t initial_value) {
+StatusOr<std::shared_ptr<Semaphore>> Device::CreateSemaphore(std::uint64_t initial_value) {
   const std::uint64_t n = semaphores_made_.fetch_add(1, std::memory_order_relaxed) + 1;
   return Semaphore::Create(initial_value, StrCat("semaphore ", n, " of ", identifier_));
 }

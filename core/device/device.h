@@ -150,7 +150,7 @@ class Device {
   // A timeline semaphore at `initial_value`, named "semaphore <n> of <identifier>" in messages.
   // No driver call; it may be used with every queue of this device (and waited on by the host
   // and by other devices' queues, which then wait through the host).
-  [[nodiscard]] StatusOr<std::unique_ptr<Semaphore>> CreateSemaphore(
+  [[nodiscard]] StatusOr<std::shared_ptr<Semaphore>> CreateSemaphore(
       std::uint64_t initial_value = 0);
   // A HAL event in the device's context (cuEventCreate). Destroy it before the device.
   [[nodiscard]] StatusOr<Event> CreateEvent();

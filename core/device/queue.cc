@@ -50,32 +50,34 @@ Status Queue::Fill(Buffer& target, std::size_t offset, std::size_t length, const
                                        static_cast<std::uint64_t>(address), std::dec,
                                        " is not aligned to the pattern length ", pattern_length));
   }
+  std::uint32_t value = 0;
+  std::memcpy(&value, pattern, pattern_length);
+  return FillRange(address, length, value, pattern_length);
+}
+
+Status Queue::FillRange(CUdeviceptr address, std::size_t length, std::uint32_t value,
+                        std::size_t pattern_length) {
+  const std::string what = StrCat("queue ", index_, ": filling ", length, " bytes");
   if (length == 0) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
   const std::size_t count = length / pattern_length;
   switch (pattern_length) {
-    case 1: {
-      unsigned char value;
-      std::memcpy(&value, pattern, 1);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD8Async, address, value, count, stream_.get()), what);
+    case 1:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD8Async, address,
+                                     static_cast<unsigned char>(value), count, stream_.get()),
+                            what);
       break;
-    }
-    case 2: {
-      unsigned short value;
-      std::memcpy(&value, pattern, 2);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD16Async, address, value, count, stream_.get()), what);
+    case 2:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD16Async, address,
+                                     static_cast<unsigned short>(value), count, stream_.get()),
+                            what);
       break;
-    }
-    default: {
-      unsigned int value;
-      std::memcpy(&value, pattern, 4);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD32Async, address, value, count, stream_.get()), what);
+    default:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD32Async, address,
+                                     static_cast<unsigned int>(value), count, stream_.get()),
+                            what);
       break;
-    }
   }
   return scope.Exit().AddContext(what);
 }
@@ -91,11 +93,16 @@ Status Queue::Copy(const Buffer& source, std::size_t source_offset, Buffer& targ
                                        ") and target [", target_offset,
                                        ", +", length, ") overlap in one buffer"));
   }
+  return CopyRange(source.device_ptr() + source_offset, target.device_ptr() + target_offset,
+                   length);
+}
+
+Status Queue::CopyRange(CUdeviceptr source, CUdeviceptr target, std::size_t length) {
+  const std::string what = StrCat("queue ", index_, ": copying ", length, " bytes");
   if (length == 0) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target.device_ptr() + target_offset,
-                                 source.device_ptr() + source_offset, length, stream_.get()),
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target, source, length, stream_.get()),
                         what);
   return scope.Exit().AddContext(what);
 }
@@ -104,25 +111,34 @@ Status Queue::Write(std::span<const std::byte> source, Buffer& target,
                     std::size_t target_offset) {
   const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
   CUHAL_RETURN_IF_ERROR(target.CheckRange(target_offset, source.size(), what));
+  return WriteRange(source, target.device_ptr() + target_offset);
+}
+
+Status Queue::WriteRange(std::span<const std::byte> source, CUdeviceptr target) {
+  const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
   if (source.empty()) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyHtoDAsync, target.device_ptr() + target_offset,
-                                 source.data(), source.size(), stream_.get()),
-                        what);
+  CUHAL_RETURN_IF_ERROR(
+      CUHAL_CU(api_, cuMemcpyHtoDAsync, target, source.data(), source.size(), stream_.get()),
+      what);
   return scope.Exit().AddContext(what);
 }
 
 Status Queue::Read(const Buffer& source, std::size_t source_offset, std::span<std::byte> target) {
   const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
   CUHAL_RETURN_IF_ERROR(source.CheckRange(source_offset, target.size(), what));
+  return ReadRange(source.device_ptr() + source_offset, target);
+}
+
+Status Queue::ReadRange(CUdeviceptr source, std::span<std::byte> target) {
+  const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
   if (target.empty()) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(),
-                                 source.device_ptr() + source_offset, target.size(),
-                                 stream_.get()),
-                        what);
+  CUHAL_RETURN_IF_ERROR(
+      CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(), source, target.size(), stream_.get()),
+      what);
   return scope.Exit().AddContext(what);
 }
 

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,8 +55,8 @@ using SemaphoreList = std::span<const SemaphoreValue>;
 // failure (a failed wait semaphore, a failed driver call) fails every signal semaphore with the
 // status, which names the driver call; errors returned directly are about the submission
 // (INVALID_ARGUMENT, or a driver call made on the caller's thread, which fails the signals too).
-// Buffers, host memory and semaphores an operation names must stay alive until its signals are
-// reached (or failed). Queue operations need a queue made by a Device (FAILED_PRECONDITION
+// Buffers and host memory an operation names must stay alive until its signals are reached (or
+// failed); the semaphores it names are retained by the operation until it retires. Queue operations need a queue made by a Device (FAILED_PRECONDITION
 // otherwise).
 class Queue {
  public:
@@ -91,6 +92,15 @@ class Queue {
   // completed the read (Synchronize), and must stay valid until then.
   [[nodiscard]] Status Read(const Buffer& source, std::size_t source_offset,
                             std::span<std::byte> target);
+
+  // The same four on raw device addresses, without the buffer checks (the caller checked the
+  // ranges): what a recorded TransferBatch runs, so that it does not depend on the Buffer objects
+  // (which may be moved, e.g. into a Dealloca, after recording).
+  [[nodiscard]] Status FillRange(CUdeviceptr address, std::size_t length, std::uint32_t value,
+                                 std::size_t pattern_length);
+  [[nodiscard]] Status CopyRange(CUdeviceptr source, CUdeviceptr target, std::size_t length);
+  [[nodiscard]] Status WriteRange(std::span<const std::byte> source, CUdeviceptr target);
+  [[nodiscard]] Status ReadRange(CUdeviceptr source, std::span<std::byte> target);
 
   // --- queue operations (see the class comment) ---------------------------------------------
   // A buffer of `size` bytes from the device's `pool`, valid in queue order: usable by queue

@@ -146,8 +146,17 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
   }
   action->id = next_id_.fetch_add(1, std::memory_order_relaxed);
   action->scheduler = this;
-  for (const SemaphoreValue& v : action->waits) v.semaphore->AddUse();
-  for (const SemaphoreValue& v : action->signals) v.semaphore->AddUse();
+  for (const std::vector<SemaphoreValue>* list : {&action->waits, &action->signals}) {
+    for (const SemaphoreValue& v : *list) {
+      std::shared_ptr<Semaphore> retained = v.semaphore->weak_from_this().lock();
+      if (retained == nullptr) {
+        return InvalidArgumentError(StrCat(action->what, ": ", v.semaphore->name(),
+                                           " is not owned by a shared_ptr (make semaphores "
+                                           "with Device::CreateSemaphore or Semaphore::Create)"));
+      }
+      action->retained.push_back(std::move(retained));
+    }
+  }
 
   std::vector<Timepoint*> timepoints;
   Status failure;
@@ -274,10 +283,8 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
   ReportDroppedStatus(action->hold.Reset().AddContext(
       StrCat(action->what, ": releasing the buffer of the failed operation")));
-  for (const SemaphoreValue& w : action->waits) w.semaphore->RemoveUse();
   for (const SemaphoreValue& s : action->signals) {
     if (action->timepoint != nullptr) s.semaphore->DropTimepoint(s.value, action->timepoint);
-    s.semaphore->RemoveUse();
     s.semaphore->Fail(status);
   }
   if (action->timepoint != nullptr) action->timepoint->Unref();
@@ -294,20 +301,21 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
       break;
     }
   }
-  for (const SemaphoreValue& w : action->waits) w.semaphore->RemoveUse();
-  // Driver calls before signals (invariant 7).
+  // Driver calls before signals (invariant 7): the held buffer, then the event goes back to the
+  // pool (which may destroy it), then the values.
   ReportDroppedStatus(
       action->hold.Reset().AddContext(StrCat(action->what, ": releasing its buffer")));
   for (const SemaphoreValue& s : action->signals) {
-    s.semaphore->RemoveUse();
+    s.semaphore->DropTimepoint(s.value, action->timepoint);
+  }
+  if (action->timepoint != nullptr) action->timepoint->Unref();
+  for (const SemaphoreValue& s : action->signals) {
     if (failure.ok()) {
-      s.semaphore->CompleteTimepoint(s.value, action->timepoint);
+      s.semaphore->Advance(s.value);
     } else {
-      s.semaphore->DropTimepoint(s.value, action->timepoint);
       s.semaphore->Fail(failure);
     }
   }
-  if (action->timepoint != nullptr) action->timepoint->Unref();
 }
 
 void QueueScheduler::WorkerMain() {
@@ -358,7 +366,6 @@ void QueueScheduler::WorkerMain() {
       for (CUstream s : poll) (void)api_->cuStreamQuery(s);
       if (scope.ok()) ReportDroppedStatus(scope->Exit());
     }
-    for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
     for (std::unique_ptr<QueueAction>& a : incoming) deferred_.push_back(std::move(a));
 
     if (stopping) {
@@ -370,6 +377,7 @@ void QueueScheduler::WorkerMain() {
         FailAction(std::move(a), aborted);
       }
       deferred_.clear();
+      for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
       MutexLock lock(mu_);
       deferred_failed_ = true;
       deferred_count_ = 0;
@@ -385,8 +393,10 @@ void QueueScheduler::WorkerMain() {
       switch (Evaluate(*a, &timepoints, &failure)) {
         case Readiness::kReady:
           Unwatch(*a);
-          // A failure is reported through the action's signal semaphores.
-          Issue(std::move(a), std::move(timepoints)).IgnoreError();
+          // A failure also reaches the action's signal semaphores; one that does not (the
+          // context pop after a successful issue) has nobody else to go to.
+          ReportDroppedStatus(Issue(std::move(a), std::move(timepoints))
+                                  .AddContext("issuing a released queue operation"));
           break;
         case Readiness::kFailed: {
           Unwatch(*a);
@@ -400,6 +410,9 @@ void QueueScheduler::WorkerMain() {
       }
     }
     deferred_.swap(still);
+    // Retire after the look: what was released in this pass saw the timepoints of what completed
+    // meanwhile (device-side waits), whatever the timing of the completions.
+    for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
     MutexLock lock(mu_);
     deferred_count_ = deferred_.size();
   }

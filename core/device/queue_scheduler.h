@@ -23,8 +23,9 @@
 //     missed.
 //  6. A host wait waits for the host-visible value (set by the worker at retirement), never for
 //     a timepoint's event.
-//  7. Retirement makes its driver calls (held buffers) before it signals, so that a host that
-//     waits for the signal sees every driver call of the operation made.
+//  7. Retirement makes its driver calls (held buffers, the event back to the pool) before it
+//     signals, so that a host that waits for the signal sees every driver call of the operation
+//     made (and fault sweeps see one deterministic call order).
 #ifndef CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
 #define CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
 
@@ -68,6 +69,7 @@ struct QueueAction {
   Buffer hold;
 
   // Scheduler state.
+  std::vector<std::shared_ptr<Semaphore>> retained;  // every semaphore named, until retired
   std::uint64_t id = 0;
   QueueScheduler* scheduler = nullptr;
   Timepoint* timepoint = nullptr;        // recorded after the work when there are signals

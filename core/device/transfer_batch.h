@@ -4,6 +4,8 @@
 #ifndef CUHAL_CORE_DEVICE_TRANSFER_BATCH_H_
 #define CUHAL_CORE_DEVICE_TRANSFER_BATCH_H_
 
+#include <cuda.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -22,8 +24,10 @@ class Queue;
 // Queue method of the same name) and returns INVALID_ARGUMENT / OUT_OF_RANGE / FAILED_PRECONDITION
 // without recording anything; Write copies the host bytes into the batch.
 //
-// Ownership: move-only value; Queue::Execute takes it. It borrows the buffers it names: they
-// must stay alive (and, for Read, the host target too) until the Execute's signals are reached.
+// Ownership: move-only value; Queue::Execute takes it. It records the buffers' addresses, not the
+// Buffer objects: the memory (not the object, which may be moved, e.g. into a Dealloca ordered
+// after the Execute) must stay allocated, and a Read's host target alive, until the Execute's
+// signals are reached.
 // Thread-safety: like any value (one thread at a time). Stream ordering: the commands run in
 // recording order on the executing queue's stream, after the Execute's waits.
 class TransferBatch {

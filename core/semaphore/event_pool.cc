@@ -24,6 +24,7 @@ EventPool::~EventPool() {
 }
 
 StatusOr<CUevent> EventPool::Acquire() {
+  bool warm = false;
   {
     MutexLock lock(mu_);
     if (!free_.empty()) {
@@ -32,6 +33,28 @@ StatusOr<CUevent> EventPool::Acquire() {
       ++outstanding_;
       return event;
     }
+    warm = !warmed_;
+    warmed_ = true;
+  }
+  if (warm && capacity_ > 1) {
+    // The first Acquire fills the pool: from then on, while no more than `capacity` events are in
+    // use, no event is created or destroyed (a steady state without driver calls, and one
+    // deterministic call order whatever the timing of completions).
+    std::vector<CUevent> made;
+    made.reserve(capacity_ - 1);
+    for (std::size_t i = 0; i + 1 < capacity_; ++i) {
+      CUevent event = nullptr;
+      Status created = CUHAL_CU(api_, cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+      if (!created.ok()) {
+        for (CUevent e : made) ReportDroppedStatus(CUHAL_CU(api_, cuEventDestroy, e));
+        MutexLock lock(mu_);
+        warmed_ = false;
+        return std::move(created).AddContext("filling the device's event pool");
+      }
+      made.push_back(event);
+    }
+    MutexLock lock(mu_);
+    free_.insert(free_.end(), made.begin(), made.end());
   }
   CUevent event = nullptr;
   CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuEventCreate, &event, CU_EVENT_DISABLE_TIMING),

@@ -18,9 +18,11 @@
 namespace cuhal {
 
 // A free list of CUevents (CU_EVENT_DISABLE_TIMING) of one context, keeping at most `capacity`
-// events ready. Acquire hands out a pooled event or creates one (cuEventCreate); Release keeps it
-// when fewer than `capacity` are pooled, else destroys it (cuEventDestroy). Events are created
-// lazily: a device that never orders queues makes no event.
+// events ready. The first Acquire fills the pool with `capacity` events (a device that never
+// orders queues makes none); later Acquires hand out a pooled event, or create one when all are
+// in use (cuEventCreate); Release keeps it when fewer than `capacity` are pooled, else destroys
+// it (cuEventDestroy). So with at most `capacity` events in use, no driver call is made after the
+// first Acquire.
 //
 // Ownership: owned by its Device's QueueScheduler; owns the pooled events and destroys them when
 // destroyed (every acquired event must have been released first; outstanding ones are reported
@@ -54,6 +56,7 @@ class EventPool {
   mutable Mutex mu_;
   std::vector<CUevent> free_ CUHAL_GUARDED_BY(mu_);
   std::size_t outstanding_ CUHAL_GUARDED_BY(mu_) = 0;
+  bool warmed_ CUHAL_GUARDED_BY(mu_) = false;
 };
 
 // One point on a queue's timeline: an event recorded on the queue's stream right after an

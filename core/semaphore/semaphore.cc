@@ -80,17 +80,8 @@ Deadline DeadlineAfter(std::chrono::nanoseconds timeout) {
   return now + timeout;
 }
 
-std::unique_ptr<Semaphore> Semaphore::Create(std::uint64_t initial_value, std::string name) {
-  return std::unique_ptr<Semaphore>(new Semaphore(initial_value, std::move(name)));
-}
-
-Semaphore::~Semaphore() {
-  if (const int uses = uses_.load(std::memory_order_relaxed); uses != 0) {
-    ReportDroppedStatus(FailedPreconditionError(
-        StrCat("destroying ", name_, ": ", uses,
-               " queue operation(s) that name it have not finished; a semaphore must outlive "
-               "the operations that wait on or signal it")));
-  }
+std::shared_ptr<Semaphore> Semaphore::Create(std::uint64_t initial_value, std::string name) {
+  return std::shared_ptr<Semaphore>(new Semaphore(initial_value, std::move(name)));
 }
 
 Status Semaphore::FailureLocked() const {
@@ -219,15 +210,8 @@ void Semaphore::AddTimepoint(std::uint64_t value, Timepoint* timepoint) {
   NotifyLocked();  // a deferred operation may now be ordered device-side
 }
 
-void Semaphore::CompleteTimepoint(std::uint64_t value, Timepoint* timepoint) {
+void Semaphore::Advance(std::uint64_t value) {
   MutexLock lock(mu_);
-  auto [first, last] = timepoints_.equal_range(value);
-  for (auto it = first; it != last; ++it) {
-    if (it->second == timepoint) {
-      timepoints_.erase(it);
-      break;
-    }
-  }
   if (failure_.ok() && value > value_) value_ = value;
   NotifyLocked();
 }

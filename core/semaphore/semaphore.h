@@ -54,10 +54,11 @@ class SemaphoreWatcher {
 // call named when a driver call failed), and every queue operation waiting on it fails its own
 // signal semaphores in turn.
 //
-// Ownership: made by Device::CreateSemaphore (or Create, for host-only use) and owned by the
-// caller (unique_ptr). It must outlive every queue operation and every wait that names it;
-// destroying it with queue operations pending reports FAILED_PRECONDITION through
-// ReportDroppedStatus. It may outlive its device: once the device is gone it is host-only.
+// Ownership: made by Device::CreateSemaphore (or Create, for host-only use) and shared
+// (shared_ptr, IREE's retain/release): every queue operation that names it keeps a reference
+// until it has retired, so the caller may drop its own at any time. A host wait borrows it (the
+// caller keeps it alive for the wait). It may outlive its device: once the device is gone it is
+// host-only.
 // Thread-safety: every method may be called from any thread concurrently, except from inside a
 // host function (cuLaunchHostFunc callback): cuhal never signals from there, and neither should
 // callers (a signal may release queue work, which makes driver calls).
@@ -67,14 +68,14 @@ class SemaphoreWatcher {
 // device-side (cuStreamWaitEvent on the signalling operation's event) when the signaller is
 // already submitted on a queue of the same device, else released by the worker when the value is
 // reached. Host waits wait for the host-visible value, never for a device event.
-class Semaphore {
+class Semaphore : public std::enable_shared_from_this<Semaphore> {
  public:
   // A semaphore at `initial_value`. `name` appears in every message about it.
-  [[nodiscard]] static std::unique_ptr<Semaphore> Create(std::uint64_t initial_value,
+  [[nodiscard]] static std::shared_ptr<Semaphore> Create(std::uint64_t initial_value,
                                                          std::string name = "semaphore");
   Semaphore(const Semaphore&) = delete;             // queue operations point at it
   Semaphore& operator=(const Semaphore&) = delete;  // ditto
-  ~Semaphore();
+  ~Semaphore() = default;
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
@@ -119,17 +120,15 @@ class Semaphore {
   // semaphore keeps the pointer (no reference) until Complete/DropTimepoint; the caller keeps the
   // timepoint alive until then.
   void AddTimepoint(std::uint64_t value, Timepoint* timepoint);
-  // The operation behind `timepoint` completed: the value becomes max(current, value) (a failed
-  // semaphore stays failed) and the timepoint is forgotten.
-  void CompleteTimepoint(std::uint64_t value, Timepoint* timepoint);
-  // Forgets `timepoint` without signalling (its operation failed).
+  // Forgets `timepoint` (its operation completed or failed). A wait resolved after this and
+  // before the value is advanced is deferred, and released by the advance.
   void DropTimepoint(std::uint64_t value, Timepoint* timepoint);
+  // A queue operation that signals `value` completed: the value becomes max(current, value) (no
+  // error when it was already higher; a failed semaphore stays failed).
+  void Advance(std::uint64_t value);
   // Registers/unregisters `watcher` (a multiset: each Watch needs its own Unwatch).
   void Watch(SemaphoreWatcher* watcher);
   void Unwatch(SemaphoreWatcher* watcher);
-  // Queue operations that name this semaphore and have not finished (for the destruction check).
-  void AddUse() noexcept { uses_.fetch_add(1, std::memory_order_relaxed); }
-  void RemoveUse() noexcept { uses_.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
   Semaphore(std::uint64_t initial_value, std::string name)
@@ -143,7 +142,6 @@ class Semaphore {
   Status failure_ CUHAL_GUARDED_BY(mu_);
   std::multimap<std::uint64_t, Timepoint*> timepoints_ CUHAL_GUARDED_BY(mu_);
   std::vector<SemaphoreWatcher*> watchers_ CUHAL_GUARDED_BY(mu_);
-  std::atomic<int> uses_{0};
 };
 
 }  // namespace cuhal

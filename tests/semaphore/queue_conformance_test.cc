@@ -53,8 +53,8 @@ class QueueConformanceTest : public BackendTest {
     driver_.reset();
     BackendTest::TearDown();
   }
-  std::unique_ptr<Semaphore> NewSemaphore(std::uint64_t initial = 0) {
-    StatusOr<std::unique_ptr<Semaphore>> s = device_->CreateSemaphore(initial);
+  std::shared_ptr<Semaphore> NewSemaphore(std::uint64_t initial = 0) {
+    StatusOr<std::shared_ptr<Semaphore>> s = device_->CreateSemaphore(initial);
     EXPECT_TRUE(s.ok()) << s.status();
     return s.ok() ? std::move(s).value() : nullptr;
   }
