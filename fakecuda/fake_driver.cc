@@ -86,6 +86,11 @@ ScopedDriver::ScopedDriver(DriverOptions options)
 
 ScopedDriver::~ScopedDriver() { Install(previous_); }
 
+std::uint64_t FakeDriver::HostFunctionExceptions() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->host_function_exceptions();
+}
+
 CUresult EntryFailed(const char* entry) noexcept {
   CUresult result = CUDA_ERROR_UNKNOWN;
   const char* what = "an exception that is not a std::exception";

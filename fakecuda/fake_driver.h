@@ -23,7 +23,8 @@ enum class SchedulePolicy {
   // Work is held back until the host synchronizes on it (stream/event/context sync, a blocking
   // copy) or polls (each cuStreamQuery/cuEventQuery on pending work completes one more
   // operation); the order across streams is drawn from `seed`. Code that forgets a
-  // synchronization reads stale data, reproducibly.
+  // synchronization reads stale data, reproducibly. Pending host functions are released
+  // (in seeded order) when no thread has entered the driver for `idle_release_us`.
   kAdversarial,
 };
 
@@ -34,6 +35,11 @@ struct DriverOptions {
   std::uint64_t seed = 0;
   // What cuDriverGetVersion reports.
   int driver_version = 13000;
+  // Adversarial policy: once no thread has entered the driver for this long (host wall time),
+  // the driver runs the work up to one pending host function, as the real driver would without
+  // being asked. 0: never (host functions then run only when a synchronization or a query needs
+  // them; use it for tests that must be deterministic whatever the machine's load).
+  std::uint64_t idle_release_us = 2000;
 };
 
 // Counts of live fake objects, for leak reports.
@@ -86,6 +92,9 @@ class FakeDriver {
   // Human-readable list of each live object (kind, handle, where it was created); empty if none.
   std::string LeakReport() const;
   const DriverOptions& options() const;
+  // Host functions (cuLaunchHostFunc, cuStreamAddCallback, graph host nodes) that threw so far:
+  // the fake caught each, reported it on stderr and went on with its stream.
+  std::uint64_t HostFunctionExceptions() const;
 
   DriverState& state() { return *state_; }  // internal use by the entry points
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <sstream>
+#include <stdexcept>
 
 #include "fakecuda/internal/driver_state.h"
 
@@ -55,13 +57,13 @@ std::span<const std::byte> KernelLaunch::param(std::size_t i) const {
 
 void KernelLaunch::CopyParam(std::size_t i, void* out, std::size_t size) const {
   if (i >= offsets_.size() || offsets_[i].second != size) {
-    std::fprintf(stderr,
-                 "fakecuda: kernel %s: Param(%zu) read as %zu bytes, but the kernel has %zu "
-                 "parameter(s)%s%zu bytes\n",
-                 name_.c_str(), i, size, offsets_.size(),
-                 i < offsets_.size() ? " and this one has " : "",
-                 i < offsets_.size() ? offsets_[i].second : std::size_t{0});
-    std::abort();
+    // Thrown into the scheduler, which fails this launch (a sticky CUDA_ERROR_LAUNCH_FAILED, as
+    // a faulting kernel) and prints the message; the process goes on.
+    std::ostringstream os;
+    os << "kernel " << name_ << ": Param(" << i << ") read as " << size << " bytes, but the kernel has "
+       << offsets_.size() << " parameter(s)";
+    if (i < offsets_.size()) os << " and this one has " << offsets_[i].second << " bytes";
+    throw std::invalid_argument(os.str());
   }
   std::memcpy(out, params_.data() + offsets_[i].first, size);
 }

@@ -83,8 +83,10 @@ class KernelLaunch {
   std::span<const std::byte> param(std::size_t i) const;
   // The whole packed parameter buffer (what CU_LAUNCH_PARAM_BUFFER_POINTER would hold).
   std::span<const std::byte> param_buffer() const { return params_; }
-  // Parameter i as a T. Aborts with a message when i is out of range or sizeof(T) differs from
-  // the parameter's size: that is a bug in the kernel implementation, not in the program.
+  // Parameter i as a T. When i is out of range or sizeof(T) differs from the parameter's size
+  // (a bug in the kernel implementation, or a module whose kernel has other parameters), it
+  // throws std::invalid_argument: the launch fails with a sticky CUDA_ERROR_LAUNCH_FAILED and
+  // the message on stderr, as a faulting kernel would; the process goes on.
   template <typename T>
   T Param(std::size_t i) const {
     static_assert(std::is_trivially_copyable_v<T>, "kernel parameters are bytes");

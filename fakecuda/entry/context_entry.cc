@@ -26,6 +26,14 @@ bool ValidCtxFlags(unsigned flags) {
   return (flags & ~(CU_CTX_SCHED_MASK | kCtxOptionalBits)) == 0;
 }
 
+// The answer for a context handle that names no live context: a handle the fake once gave out
+// (its id is never reused) is CUDA_ERROR_CONTEXT_IS_DESTROYED, as the H200 answers for a
+// destroyed context; NULL or anything else is CUDA_ERROR_INVALID_CONTEXT.
+CUresult MissingContextError(CUcontext handle) {
+  return DecodeHandle(HandleKind::kContext, handle) != 0 ? CUDA_ERROR_CONTEXT_IS_DESTROYED
+                                                          : CUDA_ERROR_INVALID_CONTEXT;
+}
+
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
                      std::uint64_t id = 0) {
   auto c = std::make_unique<Context>();
@@ -92,6 +100,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
@@ -132,6 +141,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, i
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   // Destroys the context's resources and resets its flags, whatever the retain count.
@@ -167,6 +177,7 @@ CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams
 
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxDestroy)
+  FAKECUDA_REFUSE_IN_USER_WORK()
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = st->FindContext(ctx);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
@@ -267,7 +278,10 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) try {
 
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
   FAKECUDA_ENTER(cuCtxGetApiVersion)
-  if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured on the H200 (ci/gpu-probes, cases "apiversion" and "gaps"): with ctx NULL the
+  // current context is checked before the out-pointer (NULL, NULL with none current is
+  // CUDA_ERROR_INVALID_CONTEXT); a destroyed context is CUDA_ERROR_INVALID_CONTEXT here, not
+  // CONTEXT_IS_DESTROYED; primary, cuCtxCreate_v2/_v3/_v4 contexts all report 3020.
   Context* c = nullptr;
   if (ctx == nullptr) {
     if (CUresult err = fakecuda::CurrentContextOrError(st, &c); err != CUDA_SUCCESS) return err;
@@ -275,7 +289,8 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
     c = st->FindContext(ctx);
     if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   }
-  *version = 3020;  // every context made through the v2+ API reports 3020
+  if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *version = 3020;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxGetApiVersion");
@@ -313,23 +328,105 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPr
   return ::fakecuda::EntryFailed("cuCtxGetStreamPriorityRange");
 }
 
+}  // extern "C"
+
+namespace fakecuda {
+namespace {
+
+// Limits, as the H200 answers them (driver 580.159.04; ci/gpu-probes, cases "limits" and
+// "gaps"). The context is checked first: with no current context even a NULL pvalue is
+// CUDA_ERROR_INVALID_CONTEXT. An enum value past CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED (or
+// negative) is CUDA_ERROR_INVALID_VALUE; the two the driver knows but does not support here
+// (DEV_RUNTIME_SYNC_DEPTH, CIG_SHMEM_FALLBACK_ENABLED) are CUDA_ERROR_UNSUPPORTED_LIMIT; the two
+// query-only ones (SHMEM_SIZE, CIG_ENABLED) refuse cuCtxSetLimit with CUDA_ERROR_NOT_PERMITTED.
+// cuCtxSetLimit rounds and clamps instead of refusing, except where noted.
+struct LimitRule {
+  bool supported = false;
+  bool settable = false;
+  std::size_t def = 0;
+  std::size_t min = 0;         // smaller requests are raised to this
+  std::size_t granule = 1;     // rounded up to a multiple (wrapping, as the driver does)
+  std::size_t clamp_max = 0;   // larger requests are lowered to this (0: none)
+  std::size_t reject_max = 0;  // larger requests are CUDA_ERROR_INVALID_VALUE (0: none)
+};
+
+// Measured on the H200: the largest accepted stack size, the malloc heap's upper clamp (which
+// may depend on the GPU's memory), and the fixed defaults.
+constexpr std::size_t kMaxStackSize = 523712;
+constexpr std::size_t kMallocHeapClamp = 17681179680ull;
+constexpr std::size_t kDefaultPrintfFifo = 8650752;
+constexpr std::size_t kDefaultPersistingL2 = 11796480;
+
+bool LimitRuleFor(const DeviceProfile& profile, int limit, LimitRule* r) {
+  switch (limit) {
+    case CU_LIMIT_STACK_SIZE:  // 1 -> 16, 1000 -> 1008; 523713 is refused
+      *r = {true, true, 1024, 0, 16, 0, kMaxStackSize};
+      return true;
+    case CU_LIMIT_PRINTF_FIFO_SIZE:  // at least 512 KiB, 256-byte steps, at most 2 GiB
+      *r = {true, true, kDefaultPrintfFifo, 524288, 256, std::size_t{1} << 31, 0};
+      return true;
+    case CU_LIMIT_MALLOC_HEAP_SIZE:  // at least 4 MiB, 64 KiB steps
+      *r = {true, true, 8388608, 4194304, 65536, kMallocHeapClamp, 0};
+      return true;
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:  // exact within [32, 599186]
+      *r = {true, true, 2048, 32, 1, 599186, 0};
+      return true;
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:  // exact; above 128 refused
+      *r = {true, true, 64, 0, 1, 0, 128};
+      return true;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: {
+      // Rounded up to tenths of the device's persisting maximum (3932160 on the H200); above
+      // that maximum refused (44040192 was; 23592960 was not: the boundary between the two is
+      // taken to be the maximum itself, not measured).
+      auto max = static_cast<std::size_t>(
+          std::max(0, profile.Attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)));
+      *r = {true, true, std::min(kDefaultPersistingL2, max), 0, std::max<std::size_t>(1, max / 10),
+            0, max};
+      return true;
+    }
+    case CU_LIMIT_SHMEM_SIZE:
+      *r = {true, false,
+            static_cast<std::size_t>(std::max(
+                0, profile.Attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))),
+            0, 1, 0, 0};
+      return true;
+    case CU_LIMIT_CIG_ENABLED:
+      *r = {true, false, 0, 0, 1, 0, 0};
+      return true;
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+      *r = {};
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The value cuCtxGetLimit reads back after cuCtxSetLimit(value), or 0 with INVALID_VALUE.
+CUresult ApplyLimitRule(const LimitRule& r, std::size_t value, std::size_t* stored) {
+  if (r.reject_max != 0 && value > r.reject_max) return CUDA_ERROR_INVALID_VALUE;
+  std::size_t v = std::max(value, r.min);
+  if (r.granule > 1 && v % r.granule != 0) v = v + (r.granule - v % r.granule);  // may wrap to 0
+  if (r.clamp_max != 0 && v > r.clamp_max) v = r.clamp_max;
+  *stored = v;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+extern "C" {
+
 CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) try {
   FAKECUDA_ENTER(cuCtxGetLimit)
-  if (pvalue == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
-  static const std::map<int, size_t> kDefaults = {
-      {CU_LIMIT_STACK_SIZE, 1024},
-      {CU_LIMIT_PRINTF_FIFO_SIZE, 1048576},
-      {CU_LIMIT_MALLOC_HEAP_SIZE, 8388608},
-      {CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 2},
-      {CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 2048},
-      {CU_LIMIT_MAX_L2_FETCH_GRANULARITY, 32},
-      {CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0},
-  };
-  auto def = kDefaults.find(limit);
-  if (def == kDefaults.end()) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  if (pvalue == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  fakecuda::LimitRule rule;
+  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  if (!fakecuda::LimitRuleFor(profile, limit, &rule)) return CUDA_ERROR_INVALID_VALUE;
+  if (!rule.supported) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   auto it = ctx->limits.find(limit);
-  *pvalue = it != ctx->limits.end() ? it->second : def->second;
+  *pvalue = it != ctx->limits.end() ? it->second : rule.def;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxGetLimit");
@@ -338,33 +435,32 @@ CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) try {
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) try {
   FAKECUDA_ENTER(cuCtxSetLimit)
   FAKECUDA_REQUIRE_CONTEXT()
-  switch (limit) {
-    case CU_LIMIT_STACK_SIZE:
-    case CU_LIMIT_PRINTF_FIFO_SIZE:
-    case CU_LIMIT_MALLOC_HEAP_SIZE:
-    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
-    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
-      ctx->limits[limit] = value;
-      return CUDA_SUCCESS;
-    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
-      if (value > 128) return CUDA_ERROR_INVALID_VALUE;
-      ctx->limits[limit] = value;
-      return CUDA_SUCCESS;
-    default:
-      return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  fakecuda::LimitRule rule;
+  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  if (!fakecuda::LimitRuleFor(profile, limit, &rule)) return CUDA_ERROR_INVALID_VALUE;
+  if (!rule.supported) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  if (!rule.settable) return CUDA_ERROR_NOT_PERMITTED;
+  std::size_t stored = 0;
+  if (CUresult err = fakecuda::ApplyLimitRule(rule, value, &stored); err != CUDA_SUCCESS) {
+    return err;
   }
+  ctx->limits[limit] = stored;
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSetLimit");
 }
 
+// Peer access, as the H200 answers on a one-GPU machine (ci/gpu-probes, case "peer"): the peer
+// handle is checked before the flags (NULL with flags 1 is CUDA_ERROR_INVALID_CONTEXT), a
+// destroyed peer is CUDA_ERROR_CONTEXT_IS_DESTROYED, and a context of the same device (itself
+// included) is CUDA_ERROR_PEER_ACCESS_UNSUPPORTED.
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) try {
   FAKECUDA_ENTER(cuCtxEnablePeerAccess)
   FAKECUDA_REQUIRE_CONTEXT()
-  if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   Context* peer = st->FindContext(peerContext);
-  if (peer == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  if (peer->device == ctx->device) return CUDA_ERROR_INVALID_DEVICE;
+  if (peer == nullptr) return fakecuda::MissingContextError(peerContext);
+  if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (peer->device == ctx->device) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
   if (!ctx->peers.insert(peer->id).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -375,7 +471,7 @@ CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext) try {
   FAKECUDA_ENTER(cuCtxDisablePeerAccess)
   FAKECUDA_REQUIRE_CONTEXT()
   Context* peer = st->FindContext(peerContext);
-  if (peer == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (peer == nullptr) return fakecuda::MissingContextError(peerContext);
   if (ctx->peers.erase(peer->id) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
   return CUDA_SUCCESS;
 } catch (...) {

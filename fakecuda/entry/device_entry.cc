@@ -1,6 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: initialization, versions, devices.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "fakecuda/entry/entry.h"
@@ -101,22 +102,77 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevi
 
 CUresult CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetPCIBusId)
-  if (pciBusId == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  // Measured on the H200 (ci/gpu-probes, case "pcibus"): len 0 writes nothing; a buffer too
+  // short for the id and its NUL is CUDA_ERROR_INVALID_VALUE but still gets the truncated,
+  // terminated id (len 5: "0000"); a negative len is refused after writing what len 12 would.
+  if (pciBusId == nullptr || len == 0) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   const std::string& id = st->devices[static_cast<size_t>(dev)].profile.pci_bus_id;
-  size_t count = std::min(id.size(), static_cast<size_t>(len) - 1);
+  size_t room = len < 0 ? 12 : static_cast<size_t>(len);
+  size_t count = std::min(id.size(), room - 1);
   std::memcpy(pciBusId, id.data(), count);
   pciBusId[count] = '\0';
-  return CUDA_SUCCESS;
+  return len > 0 && static_cast<size_t>(len) > id.size() ? CUDA_SUCCESS
+                                                          : CUDA_ERROR_INVALID_VALUE;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceGetPCIBusId");
 }
 
+}  // extern "C"
+
+namespace {
+
+struct PciAddress {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+};
+
+// Parses a PCI bus id the way the H200's driver accepts it (ci/gpu-probes, case "pcibus"):
+// "domain:bus:device.function", "domain:bus:device" (function 0) or "bus:device.function"
+// (domain 0), hexadecimal fields of any width, leading blanks skipped, nothing after the last
+// field ("0000:00:06.0 " and "0000:00:06.0:junk" are refused). sscanf's %x is what the driver
+// behaves like: "0000:00:06.0x" is accepted.
+bool ParsePciBusId(const char* text, PciAddress* out) {
+  PciAddress a;
+  int end = -1;
+  if (std::sscanf(text, " %x:%x:%x.%x%n", &a.domain, &a.bus, &a.device, &a.function, &end) == 4 &&
+      text[end] == '\0') {
+    *out = a;
+    return true;
+  }
+  a = PciAddress{};
+  end = -1;
+  if (std::sscanf(text, " %x:%x:%x%n", &a.domain, &a.bus, &a.device, &end) == 3 &&
+      text[end] == '\0') {
+    *out = a;
+    return true;
+  }
+  a = PciAddress{};
+  end = -1;
+  if (std::sscanf(text, " %x:%x.%x%n", &a.bus, &a.device, &a.function, &end) == 3 &&
+      text[end] == '\0') {
+    *out = a;
+    return true;
+  }
+  return false;
+}
+
+bool SamePci(const PciAddress& a, const PciAddress& b) {
+  return a.domain == b.domain && a.bus == b.bus && a.device == b.device &&
+         a.function == b.function;
+}
+
+}  // namespace
+
+extern "C" {
+
 CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) try {
   FAKECUDA_ENTER(cuDeviceGetByPCIBusId)
   if (dev == nullptr || pciBusId == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  PciAddress want;
+  if (!ParsePciBusId(pciBusId, &want)) return CUDA_ERROR_INVALID_VALUE;
   for (const fakecuda::Device& d : st->devices) {
-    if (strcasecmp(d.profile.pci_bus_id.c_str(), pciBusId) == 0) {
+    PciAddress have;
+    if (ParsePciBusId(d.profile.pci_bus_id.c_str(), &have) && SamePci(have, want)) {
       *dev = d.ordinal;
       return CUDA_SUCCESS;
     }

@@ -27,6 +27,7 @@
 #define FAKECUDA_ENTER_NOLOCK_NAMED(entry_name)                              \
   ::fakecuda::DriverState* st = ::fakecuda::InstalledState();                \
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;                      \
+  st->NoteEntry();                                                           \
   if (CUresult fakecuda_injected_ = st->faults.OnCall(entry_name);           \
       fakecuda_injected_ != CUDA_SUCCESS) {                                  \
     return fakecuda_injected_;                                               \
@@ -36,6 +37,11 @@
   FAKECUDA_ENTER_NOLOCK_NAMED(#name)                                         \
   std::unique_lock<std::mutex> lock(st->mu);                                 \
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+
+// Entry points that tear down contexts (and so the streams a host function may be running on)
+// refuse on the callback thread, inside a host function, callback or kernel implementation.
+#define FAKECUDA_REFUSE_IN_USER_WORK()                                       \
+  if (st->OnCallbackThread()) return CUDA_ERROR_NOT_PERMITTED;
 
 // After FAKECUDA_ENTER: binds `ctx` to the current context, or returns the real error for none
 // (CUDA_ERROR_INVALID_CONTEXT), a destroyed one (CUDA_ERROR_CONTEXT_IS_DESTROYED) or a poisoned

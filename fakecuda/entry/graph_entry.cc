@@ -442,6 +442,7 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
         break;
       case CU_GRAPH_NODE_TYPE_HOST: {
         op.what = "cuGraphLaunch (host node)";
+        op.kind = fakecuda::OpKind::kHostFunction;
         op.cost_us = 1.0;
         CUhostFn fn = n.host_fn;
         void* data = n.host_data;

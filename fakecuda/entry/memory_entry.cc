@@ -93,9 +93,10 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
       return CUDA_SUCCESS;
     };
   }
+  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
+  const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
   if (synchronous || IsPageable(dst)) {
-    std::uint64_t id = s->id;
     if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
   }
   return CUDA_SUCCESS;
@@ -128,9 +129,10 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
     }
     return CUDA_SUCCESS;
   };
+  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
+  const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
   if (synchronous) {
-    std::uint64_t id = s->id;
     if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
   }
   return CUDA_SUCCESS;
@@ -146,7 +148,10 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
   }
   Allocation a;
   a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
-  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (a.data == nullptr) {
+    *pp = nullptr;  // measured on the H200: a failed cuMemHostAlloc clears *pp
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   a.id = st->NewId();
   a.type = MemoryType::kPinnedHost;
   a.base = reinterpret_cast<std::uintptr_t>(a.data);
@@ -168,15 +173,25 @@ extern "C" {
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
   FAKECUDA_ENTER(cuMemAlloc)
-  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured on the H200 (ci/gpu-probes, case "outparams"): a size-0 request and an
+  // out-of-memory failure both write 0 to *dptr.
+  if (bytesize == 0) {
+    *dptr = 0;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
   if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
+    *dptr = 0;
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   Allocation a;
   a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
-  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (a.data == nullptr) {
+    *dptr = 0;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   a.id = st->NewId();
   a.type = MemoryType::kDevice;
   a.base = st->ReserveVa(ctx->device, bytesize);
@@ -627,7 +642,11 @@ CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attri
   bool device = a->type == MemoryType::kDevice || a->type == MemoryType::kPool;
   switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
-      *static_cast<CUcontext*>(data) = EncodeHandle<CUcontext>(HandleKind::kContext, a->ctx_id);
+      // Measured on the H200 (ci/gpu-probes, case "ptrattr"): a pool allocation belongs to no
+      // context (NULL, CUDA_SUCCESS), for the default pool and a created one alike.
+      *static_cast<CUcontext*>(data) =
+          a->type == MemoryType::kPool ? nullptr
+                                       : EncodeHandle<CUcontext>(HandleKind::kContext, a->ctx_id);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       *static_cast<unsigned*>(data) =
@@ -637,7 +656,10 @@ CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attri
       *static_cast<CUdeviceptr*>(data) = ptr;
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-      if (device) return CUDA_ERROR_INVALID_VALUE;
+      if (device) {
+        *static_cast<void**>(data) = nullptr;  // measured: written NULL, then refused
+        return CUDA_ERROR_INVALID_VALUE;
+      }
       *static_cast<void**>(data) = reinterpret_cast<void*>(ptr);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
@@ -671,6 +693,25 @@ CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attri
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
       *static_cast<int*>(data) = a->type == MemoryType::kDevice ? 1 : 0;
       return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+      // Measured: 0 for cuMemAlloc and for pool memory of a pool made without handle types.
+      if (!device) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<unsigned long long*>(data) = 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+      // Measured for small allocations: a pool allocation sits in one of the pool's 32 MiB
+      // mappings; a 1000-byte cuMemAlloc in a 2 MiB one (larger cuMemAlloc sizes are taken to
+      // round up to 2 MiB: not measured).
+      if (a->type == MemoryType::kPool) {
+        *static_cast<size_t*>(data) = std::size_t{32} << 20;
+        return CUDA_SUCCESS;
+      }
+      if (a->type == MemoryType::kDevice) {
+        constexpr std::size_t kPage = std::size_t{2} << 20;
+        *static_cast<size_t*>(data) = (a->size + kPage - 1) / kPage * kPage;
+        return CUDA_SUCCESS;
+      }
+      return CUDA_ERROR_INVALID_VALUE;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
       *static_cast<int*>(data) = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
       return CUDA_SUCCESS;

@@ -119,7 +119,9 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hS
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.CurrentPool(ctx->device);
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr, lock);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr, lock);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAllocAsync");
 }
@@ -139,7 +141,9 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
     return CUDA_SUCCESS;
   }
   // The pool may live on another device than the stream's.
-  return model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr, lock);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr, lock);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAllocFromPoolAsync");
 }

@@ -194,6 +194,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData)
   if (s == nullptr) return err;
   Op op;
   op.what = "cuLaunchHostFunc";
+  op.kind = fakecuda::OpKind::kHostFunction;
   op.cost_us = 1.0;
   op.body = [fn, userData] {
     fn(userData);
@@ -214,6 +215,7 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
   if (s == nullptr) return err;
   Op op;
   op.what = "cuStreamAddCallback";
+  op.kind = fakecuda::OpKind::kHostFunction;
   op.cost_us = 1.0;
   op.body = [callback, userData, hStream] {
     callback(hStream, CUDA_SUCCESS, userData);

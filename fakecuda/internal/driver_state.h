@@ -16,9 +16,21 @@
 //  4. Virtual time: an op starts at max(its stream's time, its dependencies' end times) and ends
 //     after its modelled cost. Event timestamps are virtual, so elapsed times are reproducible
 //     and independent of the scheduling policy.
-//  5. With the eager policy, work runs inside the call that enqueues it whenever it is ready; with
-//     the adversarial policy it runs only when a synchronization needs it or a query polls it, and
-//     ties between streams are broken by the seeded generator.
+//  5. Who runs stream work (fakecuda/internal/scheduler.cc). Work that is the fake's own code
+//     (copies, memsets, event records, waits, pool operations, fakenccl's collectives) may run on
+//     any thread that drives the scheduler. Work that runs the *user's* code (host functions,
+//     cuStreamAddCallback callbacks, graph host nodes, registered kernel implementations) runs
+//     only on the driver-owned callback thread, as on the real driver, never on a caller's
+//     thread: so a callback may take a lock its enqueuer holds. With the eager policy, the fake's
+//     own work runs inside the call that enqueues it whenever it is ready, and the callback thread
+//     runs user work as soon as it is ready; with the adversarial policy, work runs only when a
+//     synchronization needs it or a query polls it (ties between streams broken by the seeded
+//     generator), and pending host functions are also released, in seeded order, once no
+//     thread has entered the driver for DriverOptions::idle_release_us (the real driver runs
+//     host functions without being asked; a program that waits for one outside the driver would
+//     otherwise wait forever).
+//  6. CUDA calls from inside user work (on the callback thread) never block: a call that would
+//     wait for stream work answers CUDA_ERROR_NOT_PERMITTED instead (see OnCallbackThread).
 #ifndef CUHAL_FAKECUDA_INTERNAL_DRIVER_STATE_H_
 #define CUHAL_FAKECUDA_INTERNAL_DRIVER_STATE_H_
 
@@ -34,6 +46,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -84,9 +97,13 @@ struct Context {
   std::set<std::uint64_t> peers;  // contexts whose memory this one may access
 };
 
+// What an Op runs: the fake's own code, or the user's (which runs on the callback thread only).
+enum class OpKind { kDevice, kHostFunction, kKernel };
+
 // One unit of stream work.
 struct Op {
   std::uint64_t seq = 0;
+  OpKind kind = OpKind::kDevice;
   const char* what = "";  // the entry point that queued it, for reports
   std::vector<std::pair<std::uint64_t, std::uint64_t>> deps;  // (stream id, seq)
   std::function<bool()> ready;  // extra readiness (collectives waiting for peers); may be empty
@@ -206,6 +223,14 @@ class DriverState {
   bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const;
   // Erases destroyed streams whose queues have drained.
   void ReapStreams();
+  // True on this driver's callback thread (inside a host function, callback or kernel
+  // implementation). Entry points that would wait for stream work refuse there.
+  bool OnCallbackThread() const;
+  // Counts entry-point calls, for the adversarial policy's idle release. Lock-free.
+  void NoteEntry() { entry_calls_.fetch_add(1, std::memory_order_relaxed); }
+  // User work that threw or failed on the callback thread so far (host functions whose exception
+  // the fake caught and reported on stderr), for tests.
+  std::uint64_t host_function_exceptions() const { return host_function_exceptions_; }
 
   // Virtual bandwidths for op costs.
   static double CopyCostUs(std::size_t bytes, bool device_to_device);
@@ -228,8 +253,31 @@ class DriverState {
   void TeardownContext(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock);
 
  private:
-  // Runs the head op of `s` (must be ready). Releases the lock while the body runs.
+  // Runs the head op of `s` (must be ready; user work only on the callback thread). Releases the
+  // lock while the body runs; catches whatever the body throws.
   void RunHead(Stream* s, std::unique_lock<std::mutex>& lock);
+  // Whether `s`'s head op runs user code (and so must run on the callback thread).
+  static bool HeadIsUserWork(const Stream* s);
+  // Runs `s`'s ready head here when this thread may run it; otherwise hands it to the callback
+  // thread (which runs it soon) and returns false.
+  bool RunOrHandOff(Stream* s, std::unique_lock<std::mutex>& lock);
+  // True on the callback thread outside any work body: the one place user work may run.
+  bool MayRunUserWork() const;
+  void EnsureCallbackThread();
+  // Stops and joins the callback thread (waits for the user work it is running, if any).
+  void StopCallbackThread();
+  void CallbackLoop();
+  // Adversarial policy: runs, in seeded order, the work up to one pending host function.
+  void ReleaseIdleHostFunction(std::unique_lock<std::mutex>& lock);
+  // Waits (bounded) for another thread to change the scheduler's state.
+  void WaitForProgress(std::unique_lock<std::mutex>& lock);
+
+  std::thread callback_thread_;
+  std::condition_variable callback_cv_;  // wakes the callback thread
+  bool stop_callbacks_ = false;
+  std::set<std::uint64_t> handoff_;  // streams whose ready user-work head a waiter needs
+  std::atomic<std::uint64_t> entry_calls_{0};
+  std::uint64_t host_function_exceptions_ = 0;
   bool HeadReady(const Stream* s) const;
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).
   Stream* PickReady(const std::vector<Stream*>& candidates);

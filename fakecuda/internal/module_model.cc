@@ -162,6 +162,7 @@ CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfi
                                                      c.shared_mem_bytes, f.device,
                                                      std::move(params), std::move(offsets));
   op->what = what;
+  op->kind = OpKind::kKernel;
   op->cost_us = reg->options.cost_us;
   op->body = [reg, launch] { return reg->fn(*launch); };
   return CUDA_SUCCESS;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -73,8 +74,12 @@ TEST_P(NcclConformanceTest, VersionAndUniqueId) {
   ASSERT_EQ(nccl().ncclGetVersion(&version), ncclSuccess);
   EXPECT_GE(version, 20000);  // NCCL >= 2.9 encodes 2.x.y as 2xxyy
   EXPECT_EQ(version / 10000, NCCL_MAJOR);
-  EXPECT_EQ(nccl().ncclGetVersion(nullptr), ncclInvalidArgument);
+  // Measured on NCCL 2.28.3 (ci/gpu-probes, case "nccl_basic"): ncclGetVersion(NULL) is refused
+  // without touching the last error, which the next failing argument check does set.
   EXPECT_EQ(nccl().ncclGetUniqueId(nullptr), ncclInvalidArgument);
+  const std::string before = nccl().ncclGetLastError(nullptr);
+  EXPECT_EQ(nccl().ncclGetVersion(nullptr), ncclInvalidArgument);
+  EXPECT_EQ(std::string(nccl().ncclGetLastError(nullptr)), before);
   ncclUniqueId x;
   ncclUniqueId y;
   ASSERT_EQ(nccl().ncclGetUniqueId(&x), ncclSuccess);

@@ -75,6 +75,7 @@ fakecuda::DriverOptions FakeOptions(const BackendOptions& options) {
   fakecuda::DriverOptions out;
   out.policy = options.policy;
   out.seed = options.seed;
+  out.idle_release_us = options.idle_release_us;
   for (int i = 0; i < options.device_count; ++i) {
     fakecuda::DeviceProfile profile = fakecuda::BuiltinH200Profile();
     if (i > 0) {

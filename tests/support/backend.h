@@ -56,6 +56,8 @@ struct BackendOptions {
   std::uint64_t seed = 0;
   int device_count = 1;  // fake H200s, each with its own PCI bus id and UUID
   bool init = true;      // call cuInit(0) when the backend is made
+  // fakecuda::DriverOptions::idle_release_us (adversarial policy); 0 never releases idle work.
+  std::uint64_t idle_release_us = fakecuda::DriverOptions{}.idle_release_us;
 };
 
 // One CUDA driver behind a CudaApi table.

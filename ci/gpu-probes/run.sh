@@ -1,0 +1,20 @@
+#!/bin/bash
+# Builds and runs the driver-fact probe on the GPU machine; results go to $OUT (or ./out).
+# Usage (from the repository root): ci/gpu-probes/run.sh
+set -u
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")" && pwd)
+{
+  date -u +%FT%TZ
+  nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv
+  ls -l /usr/lib/x86_64-linux-gnu/libnccl.so* 2>&1
+  g++ --version | head -1
+} > "$OUT/machine.txt" 2>&1
+g++ -std=c++17 -O1 -Wall -I/usr/local/cuda/include "$here/probe.cc" -o /tmp/cuhal_probe \
+  -ldl -lcuda > "$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }
+export NCCL_DEBUG=WARN
+mode=${1:-all}
+timeout 500 /tmp/cuhal_probe $mode 8 > "$OUT/probe-$mode.txt" 2>&1
+echo "probe rc=$?"
+grep "^== " "$OUT/probe-$mode.txt" | awk '{print $3}' | sort | uniq -c
