@@ -14,12 +14,6 @@
 namespace cuhal {
 namespace {
 
-// How long the worker waits for a host function before it polls the stream (cuStreamQuery).
-// On the real driver host functions run by themselves and the poll only costs a query; on a
-// driver that runs queued work only when the host asks (the fake's adversarial policy) the poll
-// is what makes progress.
-constexpr auto kPollInterval = std::chrono::microseconds(200);
-
 std::string DescribeWaits(const QueueAction& action) {
   std::string out;
   for (const SemaphoreValue& w : action.waits) {
@@ -322,7 +316,6 @@ void QueueScheduler::WorkerMain() {
   while (true) {
     std::vector<std::unique_ptr<QueueAction>> incoming;
     std::vector<std::unique_ptr<QueueAction>> done;
-    std::vector<CUstream> poll;
     bool stopping = false;
     {
       MutexLock lock(mu_);
@@ -332,20 +325,9 @@ void QueueScheduler::WorkerMain() {
           break;
         }
         if (exit_ && in_flight_.empty()) return;
-        bool unreported = false;
-        for (const auto& [id, f] : in_flight_) unreported |= f.launched && !f.completed;
-        if (!unreported) {
-          cv_.Wait(mu_);
-          continue;
-        }
-        if (!cv_.WaitUntil(mu_, std::chrono::steady_clock::now() + kPollInterval)) {
-          for (const auto& [id, f] : in_flight_) {
-            if (!f.launched || f.completed) continue;
-            const CUstream s = f.action->queue->stream();
-            if (std::find(poll.begin(), poll.end(), s) == poll.end()) poll.push_back(s);
-          }
-          break;
-        }
+        // Host functions run by themselves (a driver thread runs them), so the worker sleeps
+        // until one reports, a watched semaphore changes, or work arrives: no polling.
+        cv_.Wait(mu_);
       }
       incoming.swap(incoming_);
       for (std::uint64_t id : completions_) {
@@ -359,13 +341,6 @@ void QueueScheduler::WorkerMain() {
       stopping = stopping_;
     }
 
-    if (!poll.empty()) {
-      StatusOr<ContextScope> scope = ContextScope::Enter(api_, context_);
-      // The answer does not matter: a completed stream's host function runs (and reports) by
-      // itself; an error surfaces at the queue's next Synchronize.
-      for (CUstream s : poll) (void)api_->cuStreamQuery(s);
-      if (scope.ok()) ReportDroppedStatus(scope->Exit());
-    }
     for (std::unique_ptr<QueueAction>& a : incoming) deferred_.push_back(std::move(a));
 
     if (stopping) {
