@@ -140,13 +140,17 @@ class CondVar {
     lock.release();
     return status;
   }
-  template <typename Clock, typename Duration>
-  std::cv_status WaitUntil(Mutex& mu, std::chrono::time_point<Clock, Duration> deadline)
-      CUHAL_REQUIRES(mu) {
+  // Waits until notified or `deadline`; false when the deadline passed. A deadline of
+  // time_point::max() waits without a timeout.
+  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) CUHAL_REQUIRES(mu) {
+    if (deadline == std::chrono::steady_clock::time_point::max()) {
+      Wait(mu);
+      return true;
+    }
     std::unique_lock<std::mutex> lock(mu.mu_, std::adopt_lock);
-    std::cv_status status = cv_.wait_until(lock, deadline);
+    const bool notified = cv_.wait_until(lock, deadline) == std::cv_status::no_timeout;
     lock.release();
-    return status;
+    return notified;
   }
   void NotifyOne() noexcept { cv_.notify_one(); }
   void NotifyAll() noexcept { cv_.notify_all(); }

@@ -262,8 +262,6 @@ struct BadParams {
 
 TEST_P(DeviceConformanceTest, RejectsBadParamsNamingFieldAndValue) {
   const std::vector<BadParams> cases = {
-      {"arena_block_size", "4095", [](DeviceParams& p) { p.arena_block_size = 4095; }},
-      {"arena_block_size", "0", [](DeviceParams& p) { p.arena_block_size = 0; }},
       {"queue_count", "0", [](DeviceParams& p) { p.queue_count = 0; }},
       {"queue_count", "-3", [](DeviceParams& p) { p.queue_count = -3; }},
       {"queue_count", "65", [](DeviceParams& p) { p.queue_count = 65; }},
@@ -293,7 +291,6 @@ TEST_P(DeviceConformanceTest, RejectsBadParamsNamingFieldAndValue) {
   }
   // The boundary values are fine.
   DeviceParams edge;
-  edge.arena_block_size = 4096;
   edge.queue_count = 64;
   edge.event_pool_capacity = 0;
   CUHAL_EXPECT_OK(edge.Validate());
