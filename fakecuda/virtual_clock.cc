@@ -5,15 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <utility>
 #include <vector>
 
-#if defined(__clang__)
-#define FAKECUDA_GUARDED_BY(x) __attribute__((guarded_by(x)))
-#else
-#define FAKECUDA_GUARDED_BY(x)
-#endif
+#include "core/base/mutex.h"
 
 namespace fakecuda {
 namespace {
@@ -35,8 +30,8 @@ struct Presence {
   std::atomic<std::int64_t> since_ns{0};   // steady time the current outermost one began
   std::atomic<bool> exited{false};
   std::atomic<bool> watched{false};        // some clock has this thread as a participant
-  std::mutex mu;
-  std::vector<std::weak_ptr<IdleClockImpl>> clocks FAKECUDA_GUARDED_BY(mu);
+  cuhal::Mutex mu;
+  std::vector<std::weak_ptr<IdleClockImpl>> clocks CUHAL_GUARDED_BY(mu);
 };
 
 std::int64_t NowNs() {
@@ -83,13 +78,13 @@ class IdleClockImpl final : public IdleClock,
   void Bind(int index) override;
   void BindLike(int index, IdleClock& other, int other_index) override;
   void Leave(int index) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     if (Part* p = At(index)) p->gone = true;
     progress_.fetch_add(1, std::memory_order_relaxed);
     ObserveLocked();
   }
   void NotePoll(int index) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     if (Part* p = At(index)) {
       p->polling = true;
       ++p->polls;
@@ -99,7 +94,7 @@ class IdleClockImpl final : public IdleClock,
   void NoteProgress() override { progress_.fetch_add(1, std::memory_order_relaxed); }
 
   void Observe() {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     ObserveLocked();
   }
 
@@ -118,7 +113,7 @@ class IdleClockImpl final : public IdleClock,
     std::vector<std::uint64_t> evidence;
   };
 
-  Part* At(int index) FAKECUDA_GUARDED_BY(mu_) {
+  Part* At(int index) CUHAL_REQUIRES(mu_) {
     if (index < 0 || static_cast<std::size_t>(index) >= parts_.size()) return nullptr;
     return &parts_[static_cast<std::size_t>(index)];
   }
@@ -133,16 +128,17 @@ class IdleClockImpl final : public IdleClock,
   static std::uint64_t Evidence(const Part& p) {
     return p.presence->entries.load(std::memory_order_acquire) + p.polls;
   }
-  void BindPresenceLocked(Part& p, std::shared_ptr<Presence> presence, bool* watch);
-  void Watch(const std::shared_ptr<Presence>& presence);
-  void ObserveLocked();
+  void BindPresenceLocked(Part& p, std::shared_ptr<Presence> presence, bool* watch)
+      CUHAL_REQUIRES(mu_);
+  void Watch(const std::shared_ptr<Presence>& presence) CUHAL_EXCLUDES(mu_);
+  void ObserveLocked() CUHAL_REQUIRES(mu_);
 
   const std::uint64_t jump_;
   std::atomic<std::uint64_t> now_{0};
   std::atomic<std::uint64_t> progress_{0};
-  std::mutex mu_;
-  std::vector<Part> parts_ FAKECUDA_GUARDED_BY(mu_);
-  Round round_ FAKECUDA_GUARDED_BY(mu_);
+  cuhal::Mutex mu_;
+  std::vector<Part> parts_ CUHAL_GUARDED_BY(mu_);
+  Round round_ CUHAL_GUARDED_BY(mu_);
 };
 
 void IdleClockImpl::BindPresenceLocked(Part& p, std::shared_ptr<Presence> presence, bool* watch) {
@@ -156,7 +152,7 @@ void IdleClockImpl::BindPresenceLocked(Part& p, std::shared_ptr<Presence> presen
 
 void IdleClockImpl::Watch(const std::shared_ptr<Presence>& presence) {
   // Not under mu_ (invariant 5: presence mutex before clock mutex, never the reverse).
-  std::lock_guard<std::mutex> lock(presence->mu);
+  cuhal::MutexLock lock(presence->mu);
   std::erase_if(presence->clocks, [](const std::weak_ptr<IdleClockImpl>& w) { return w.expired(); });
   for (const auto& w : presence->clocks) {
     if (w.lock().get() == this) return;
@@ -206,7 +202,7 @@ void IdleClockImpl::ObserveLocked() {
 void ObserveAll(Presence& p) {
   std::vector<std::shared_ptr<IdleClockImpl>> clocks;
   {
-    std::lock_guard<std::mutex> lock(p.mu);
+    cuhal::MutexLock lock(p.mu);
     for (const auto& w : p.clocks) {
       if (std::shared_ptr<IdleClockImpl> c = w.lock()) clocks.push_back(std::move(c));
     }
@@ -218,7 +214,7 @@ void IdleClockImpl::Bind(int index) {
   std::shared_ptr<Presence> presence = Holder().presence;
   bool watch = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Part* p = At(index);
     if (p == nullptr) return;
     BindPresenceLocked(*p, presence, &watch);
@@ -230,13 +226,13 @@ void IdleClockImpl::BindLike(int index, IdleClock& other_clock, int other_index)
   auto& other = static_cast<IdleClockImpl&>(other_clock);
   std::shared_ptr<Presence> presence;
   {
-    std::lock_guard<std::mutex> lock(other.mu_);
+    cuhal::MutexLock lock(other.mu_);
     if (Part* q = other.At(other_index)) presence = q->presence;
   }
   if (presence == nullptr) return;
   bool watch = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Part* p = At(index);
     if (p == nullptr) return;
     BindPresenceLocked(*p, presence, &watch);

@@ -69,7 +69,7 @@ void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(
 // need the context are CUDA_ERROR_CONTEXT_IS_DESTROYED (CurrentContextOrError), while
 // cuCtxGetDevice and cuCtxGetFlags succeed. Returns the device of `id` when it names such a
 // context (not a live one), else -1.
-int DestroyedContextDevice(const DriverState* st, std::uint64_t id) {
+int DestroyedContextDevice(const DriverState* st, std::uint64_t id) CUHAL_REQUIRES(st->mu) {
   if (id == 0 || st->contexts.count(id) != 0) return -1;
   for (const Device& d : st->devices) {
     if (d.primary_ctx_id == id) return d.ordinal;
@@ -80,7 +80,7 @@ int DestroyedContextDevice(const DriverState* st, std::uint64_t id) {
 
 // The id of a context handle that SetCurrent/Push accept: a live context, or a destroyed one (see
 // DestroyedContextDevice); 0 for anything else (CUDA_ERROR_INVALID_CONTEXT).
-std::uint64_t SettableContextId(DriverState* st, CUcontext handle) {
+std::uint64_t SettableContextId(DriverState* st, CUcontext handle) CUHAL_REQUIRES(st->mu) {
   if (Context* c = st->FindContext(handle); c != nullptr) return c->id;
   std::uint64_t id = DecodeHandle(HandleKind::kContext, handle);
   return DestroyedContextDevice(st, id) >= 0 ? id : 0;
@@ -88,7 +88,7 @@ std::uint64_t SettableContextId(DriverState* st, CUcontext handle) {
 
 // The calling thread's current context when it is a destroyed one (see DestroyedContextDevice):
 // its device, or -1.
-int DestroyedCurrentDevice(DriverState* st) {
+int DestroyedCurrentDevice(DriverState* st) CUHAL_REQUIRES(st->mu) {
   auto& stack = ThreadContextStack(st->serial);
   return stack.empty() ? -1 : DestroyedContextDevice(st, stack.back());
 }
