@@ -343,7 +343,11 @@ TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   CUdevice device = -1;
   EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
-  EXPECT_EQ(device, 0);  // UNMEASURED: the probe printed the result, not the value
+  // The H200 answers success with a value read from the freed context (17467779 on 2026-12-03,
+  // not a device ordinal): undefined, so only the fake's answer (the device it had) is checked.
+  if (IsFake()) {
+    EXPECT_EQ(device, 0);
+  }
   unsigned flags = 0;
   EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
 
@@ -355,9 +359,15 @@ TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  // Everything above passed on the H200 (nightly of 2026-12-03); what follows aborted that
+  // process ("free(): invalid pointer", as popping a destroyed context does), so it is the fake's
+  // modelling only: replacing the destroyed top of the stack and popping back to empty.
+  if (!IsFake()) {
+    GTEST_SKIP() << "the H200 aborts the process past this point (UB on a real driver)";
+  }
   ASSERT_EQ(api().cuCtxSetCurrent(primary), CUDA_SUCCESS);  // stack: primary primary
   CUcontext popped = nullptr;
-  EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);  // UNMEASURED from here on
+  EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
   EXPECT_EQ(popped, primary);
   EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
   EXPECT_EQ(popped, primary);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -96,21 +97,33 @@ TEST_P(MemoryTest, MemGetInfoTracksAllocations) {
   EXPECT_EQ(api().cuMemGetInfo(nullptr, &total_only), CUDA_SUCCESS);
   EXPECT_EQ(total_only, total);
   EXPECT_EQ(api().cuMemGetInfo(nullptr, nullptr), CUDA_SUCCESS);
-  const size_t before = free;
-  CUdeviceptr big = 0;
-  ASSERT_EQ(api().cuMemAlloc(&big, kGiB), CUDA_SUCCESS);
-  const size_t during = FreeBytes();
-  // The real driver rounds allocations up to its page size: allow some slack.
-  EXPECT_GE(before - during, kGiB);
-  EXPECT_LE(before - during, kGiB + 64 * kMiB);
-  EXPECT_EQ(api().cuMemFree(big), CUDA_SUCCESS);
-  const size_t after = FreeBytes();
-  EXPECT_GE(after + 64 * kMiB, before);
-  EXPECT_EQ(api().cuMemFree(warm), CUDA_SUCCESS);
-  if (IsFake()) {
-    EXPECT_EQ(before - during, kGiB);
-    EXPECT_EQ(after, before);
+  // On a real GPU the free figure also moves with other processes (the nightly runs its test
+  // programs in parallel on one GPU; one attempt there saw 956 MiB go between two reads). An
+  // attempt disturbed that way is retried: a driver that does not track allocations fails every
+  // attempt, and the fake (nothing else moves its figure) must pass the first, exactly.
+  const int attempts = IsFake() ? 1 : 5;
+  bool tracked = false;
+  for (int attempt = 0; attempt < attempts && !tracked; ++attempt) {
+    const size_t before = FreeBytes();
+    CUdeviceptr big = 0;
+    ASSERT_EQ(api().cuMemAlloc(&big, kGiB), CUDA_SUCCESS);
+    const size_t during = FreeBytes();
+    ASSERT_EQ(api().cuMemFree(big), CUDA_SUCCESS);
+    const size_t after = FreeBytes();
+    if (IsFake()) {
+      EXPECT_EQ(before - during, kGiB);
+      EXPECT_EQ(after, before);
+    }
+    // The real driver rounds allocations up to its page size: allow some slack.
+    tracked = before >= during && before - during >= kGiB &&
+              before - during <= kGiB + 64 * kMiB && after + 64 * kMiB >= before;
+    if (!tracked) {
+      std::printf("attempt %d: free %zu before, %zu during a 1 GiB allocation, %zu after\n",
+                  attempt, before, during, after);
+    }
   }
+  EXPECT_TRUE(tracked) << "cuMemGetInfo did not follow a 1 GiB cuMemAlloc/cuMemFree";
+  EXPECT_EQ(api().cuMemFree(warm), CUDA_SUCCESS);
 }
 
 TEST_P(MemoryTest, AllocationBeyondTotalIsOutOfMemoryAndNotSticky) {
