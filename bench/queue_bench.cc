@@ -8,6 +8,11 @@
 //   build/release/bench/queue_bench --benchmark_filter=/fake --benchmark_min_time=0.05
 //   build/release/bench/queue_bench --benchmark_filter=/real         # on a GPU machine
 //
+// The host cost of a submission is the CPU column (the submitting thread's CPU time per
+// operation); Time is wall time. Names end in /fake or /real and nothing else (no /real_time:
+// ci/nightly_report.py and --benchmark_filter tell the backends apart by those words), so wall
+// time rates are computed here as counters (wake_us, items_per_s, ops_per_s).
+//
 // Every benchmark opens its own Device (device 0, two queues) over a COUNTING copy of the
 // backend's table: each entry forwards to the backend and counts its calls (a relaxed atomic
 // increment per call, a few ns). The counters report the driver calls made per operation while
@@ -239,12 +244,18 @@ class Fixture {
   }
 
   // Counting is on while the clock runs: Start at each ResumeTiming, Stop at each PauseTiming.
+  // Wall time is accumulated over the same regions (wall_seconds()).
   void StartCounting() {
     started_ = kind_.snapshot();
+    wall_started_ = std::chrono::steady_clock::now();
   }
   void StopCounting() {
+    wall_ += std::chrono::steady_clock::now() - wall_started_;
     const Counts now = kind_.snapshot();
     for (int i = 0; i < kEntryCount; ++i) counted_[i] += now[i] - started_[i];
+  }
+  [[nodiscard]] double wall_seconds() const {
+    return std::chrono::duration<double>(wall_).count();
   }
   // Records whether the scheduler has deferred operations right now (after a submission).
   void SampleDeferred() {
@@ -279,6 +290,8 @@ class Fixture {
   std::vector<std::unique_ptr<Buffer>> buffers_;
   Counts started_{};
   Counts counted_{};
+  std::chrono::steady_clock::time_point wall_started_;
+  std::chrono::steady_clock::duration wall_{};
   std::uint64_t deferred_seen_ = 0;
   bool ok_ = false;
 };
@@ -437,8 +450,8 @@ void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
 // --- signal-to-wake latency ------------------------------------------------------------------
 
 // Host to host: this thread signals S = n and waits for T = n; a second thread waits for S = n
-// and signals T = n. One iteration is two signal-to-wake hops; the counter wake is the time of
-// one hop.
+// and signals T = n. One iteration is two signal-to-wake hops; the counter wake_us is the wall
+// time of one hop (the Time column is the wall time of an iteration; CPU is this thread's).
 void BM_WakeHostToHost(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -463,15 +476,17 @@ void BM_WakeHostToHost(benchmark::State& state, const BackendKind* kind) {
   stop.store(true);
   s->Fail(cuhal::AbortedError("the benchmark ended"));  // wakes the echo thread however it is
   echo.join();
-  state.counters["wake"] = benchmark::Counter(static_cast<double>(2 * state.iterations()),
-                                              benchmark::Counter::kIsRate |
-                                                  benchmark::Counter::kInvert);
+  if (state.iterations() != 0) {
+    state.counters["wake_us"] =
+        f.wall_seconds() * 1e6 / static_cast<double>(2 * state.iterations());
+  }
   f.Report(2);
 }
 
 // Queue to host: a Barrier on queue 0 signals S = n; this thread waits for S = n. The time is
 // from submission to the host's wake: cuEventRecord + cuLaunchHostFunc, the driver running the
-// host function, the device's worker retiring the operation (Advance), the waiter waking.
+// host function, the device's worker retiring the operation (Advance), the waiter waking. The
+// Time column (wall) is the latency; the counter wake_us says the same in microseconds.
 void BM_WakeQueueToHost(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -487,6 +502,9 @@ void BM_WakeQueueToHost(benchmark::State& state, const BackendKind* kind) {
     }
   }
   f.StopCounting();
+  if (state.iterations() != 0) {
+    state.counters["wake_us"] = f.wall_seconds() * 1e6 / static_cast<double>(state.iterations());
+  }
   f.Report();
 }
 
@@ -565,7 +583,8 @@ void BM_QueueToQueueWait(benchmark::State& state, const BackendKind* kind) {
 // buffer (Alloca) and fills it (Execute), signalling S = n; queue B waits for S = n, copies the
 // buffer into a sink (Execute) and frees it (Dealloca), signalling T = n. Four queue operations
 // per item (the counters are per operation). The host keeps at most range(0) items in flight
-// (before submitting item n it waits for T = n - range(0)); it never waits on a stream.
+// (before submitting item n it waits for T = n - range(0)); it never waits on a stream. Counters
+// items_per_s and ops_per_s are over wall time (the Time column is the wall time of one item).
 void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -603,7 +622,10 @@ void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
   }
   f.StopCounting();
   if (f.ok()) f.Check(t->Wait(n, Bound()), "waiting for the last item");
-  state.SetItemsProcessed(state.iterations());
+  if (f.wall_seconds() > 0) {
+    state.counters["items_per_s"] = static_cast<double>(state.iterations()) / f.wall_seconds();
+    state.counters["ops_per_s"] = 4.0 * static_cast<double>(state.iterations()) / f.wall_seconds();
+  }
   f.Report(4);
 }
 
@@ -618,18 +640,16 @@ void RegisterAll() {
                                  BM_SubmitReadyExecute, k);
     benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(),
                                  BM_SubmitReadyBarrier, k);
-    benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_WakeQueueToHost" + suffix).c_str(), BM_WakeQueueToHost, k)
-        ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
+    benchmark::RegisterBenchmark(("BM_WakeQueueToHost" + suffix).c_str(), BM_WakeQueueToHost,
+                                 k);
     benchmark::RegisterBenchmark(("BM_QueueToQueueWait" + suffix).c_str(), BM_QueueToQueueWait,
                                  k);
     benchmark::RegisterBenchmark(("BM_TwoQueuePipeline" + suffix).c_str(), BM_TwoQueuePipeline,
                                  k)
         ->ArgNames({"window"})
         ->Arg(1)
-        ->Arg(16)
-        ->UseRealTime();
+        ->Arg(16);
   }
 }
 

@@ -18,6 +18,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -387,6 +388,36 @@ TEST_F(QueueMockTest, AllocaWhoseSignalCannotBeRecordedFreesItsMemoryAndGivesThe
   ExpectIdleScheduler();
   EXPECT_EQ(model_.pending_host_functions(), 0u);
   EXPECT_EQ(device_->allocator().live_buffers(), 0u) << "no buffer outlives the failure";
+}
+
+TEST_F(QueueMockTest, DeallocaOfANonPoolBufferFreesItAfterCompletionAndBeforeTheSignal) {
+  auto s = NewSemaphore();
+  const CUdeviceptr ptr = 0xF000;
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuMemAlloc(_, kBytes))
+                        .IN_SEQUENCE(seq_)
+                        .WITH(InPrimary())
+                        .SIDE_EFFECT(*_1 = ptr)
+                        .RETURN(CUDA_SUCCESS));
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer buffer, device_->allocator().Allocate({}, kBytes));
+  // Not stream-ordered: the Dealloca is a barrier that holds the buffer; the worker frees it
+  // (cuMemFree, in the device's context, on its own thread) once the operation completed, and
+  // only then signals (driver calls before signals).
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true);
+  std::atomic<bool> freed{false};
+  std::atomic<bool>* freed_flag = &freed;
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuMemFree(ptr))
+                        .IN_SEQUENCE(seq_)
+                        .WITH(InPrimary())
+                        .SIDE_EFFECT(freed_flag->store(true))
+                        .RETURN(CUDA_SUCCESS));
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Dealloca({}, s1, std::move(buffer)));
+  EXPECT_FALSE(freed.load()) << "freed before the operation completed";
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  EXPECT_TRUE(freed.load()) << "signalled before the buffer was freed";
+  EXPECT_EQ(device_->allocator().live_buffers(), 0u);
+  EXPECT_THAT(Dropped(), IsEmpty());
 }
 
 // --- queue to queue ---------------------------------------------------------------------------
