@@ -9,14 +9,16 @@
 //   build/release/bench/queue_bench --benchmark_filter=/real         # on a GPU machine
 //
 // The host cost of a submission is the CPU column (the submitting thread's CPU time per
-// operation); Time is wall time. Names end in /fake or /real and nothing else (no /real_time:
-// ci/nightly_report.py and --benchmark_filter tell the backends apart by those words), so wall
-// time rates are computed here as counters (wake_us, items_per_s, ops_per_s).
+// operation); Time is wall time. Each name carries /fake or /real and no other "real" (no
+// UseRealTime, whose /real_time suffix would make ci/nightly_report.py and
+// --benchmark_filter=/real take a fake benchmark for a real one), so wall-time rates are
+// computed here as counters (wake_us, items_per_s, ops_per_s).
 //
 // Every benchmark opens its own Device (device 0, two queues) over a COUNTING copy of the
 // backend's table: each entry forwards to the backend and counts its calls (a relaxed atomic
 // increment per call, a few ns). The counters report the driver calls made per operation while
-// the clock ran, on every thread (the submitting thread and the device's worker):
+// the clock ran, on every thread (the submitting thread and the device's worker); "per
+// operation" except in BM_QueueToQueueWait, where they are per A + B pair:
 //   calls        all driver calls per operation
 //   host_syncs   cuStreamSynchronize + cuEventSynchronize + cuCtxSynchronize + cuEventQuery +
 //                cuStreamQuery per operation: a host round trip to the driver (0 expected)
@@ -27,8 +29,8 @@
 //                per operation; the sample (a lock of the scheduler) is inside the clock
 // The submitting thread has the device's context current (as a runtime's submission thread
 // usually does), so the core pushes no context. Targets (issue 20, on the H200): a ready
-// submission <= 2 us of host time; a queue-to-queue wait makes no host round trip (host_syncs=0,
-// cuStreamWaitEvent=1, deferred=0).
+// submission <= 2 us of host time; a queue-to-queue wait makes no host round trip
+// (BM_QueueToQueueWait: host_syncs=0, cuStreamWaitEvent=1, deferred=0).
 //
 // Submission benchmarks keep up to kBatch operations in flight: every kBatch iterations the clock
 // stops, the host waits for the batch's signals (and frees what it allocated), and the clock
@@ -589,7 +591,9 @@ void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
   const auto window = static_cast<std::uint64_t>(state.range(0));
-  std::shared_ptr<Semaphore> made = f.NewSemaphore();  // A: Alloca n -> 2n-1, fill -> 2n
+  // made: item n allocated (A); s: item n filled (A); copied: item n copied to the sink (B);
+  // t: item n freed (B).
+  std::shared_ptr<Semaphore> made = f.NewSemaphore();
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::shared_ptr<Semaphore> copied = f.NewSemaphore();
   std::shared_ptr<Semaphore> t = f.NewSemaphore();
