@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -21,9 +22,11 @@
 #include "core/channel/channel.h"
 #include "core/channel/channel_provider.h"
 #include "core/device/device.h"
+#include "core/device/transfer_batch.h"
 #include "core/driver/context_scope.h"
 #include "core/driver/driver.h"
 #include "core/memory/allocator.h"
+#include "core/semaphore/semaphore.h"
 #include "core/symbols/api_status.h"
 #include "core/symbols/driver_handles.h"
 #include "fakecuda/fake_driver.h"
@@ -160,6 +163,90 @@ Status BuffersKernelAndPools(Device& device, std::ostream& out) {
   return OkStatus();
 }
 
+// 7. Queue operations (Queue::Alloca, Execute, Dealloca) on two queues of one device, ordered only
+// by two timeline semaphores: queue 1's work is submitted BEFORE the queue 0 work it consumes, so
+// the order cannot come from submission; both buffers are allocated and freed in queue order, and
+// the host never synchronizes a stream: it waits for T. Self-contained: opens (and closes) its
+// own device 0 with two queues.
+Status QueuePipeline(const Driver& driver, std::ostream& out) {
+  constexpr unsigned kFillValue = 7;
+  constexpr unsigned kWritten = kElements / 2;  // values written over the first half of X
+  const std::size_t bytes = kElements * sizeof(unsigned);
+  // Host memory the operations read and write: declared before the device, so that it outlives
+  // any operation still running when an error returns early (the device's destruction waits for
+  // issued operations and fails deferred ones).
+  std::vector<unsigned> values(kWritten);
+  for (unsigned i = 0; i < kWritten; ++i) values[i] = i;
+  std::vector<unsigned> back(kElements, 0);
+
+  DeviceParams params;
+  params.queue_count = 2;
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Create(driver, 0, params),
+                         "opening device 0 with two queues");
+  if (device->pools() == nullptr) {
+    return UnimplementedError("device 0 has no memory pools: queue-ordered allocation needs them");
+  }
+  CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> s, device->CreateSemaphore(0));
+  CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> t, device->CreateSemaphore(0));
+  Queue& producer = device->queue(0);
+  Queue& consumer = device->queue(1);
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  const SemaphoreValue s2[] = {{s.get(), 2}};
+  const SemaphoreValue t1[] = {{t.get(), 1}};
+  const SemaphoreValue t2[] = {{t.get(), 2}};
+  const SemaphoreValue t3[] = {{t.get(), 3}};
+  const SemaphoreValue t4[] = {{t.get(), 4}};
+  const SemaphoreValue s2_t1[] = {{s.get(), 2}, {t.get(), 1}};
+
+  // Queue-ordered buffers: the handles and addresses exist at once, the memory in queue order.
+  CUHAL_ASSIGN_OR_RETURN(Buffer x,
+                         producer.Alloca({}, s1, MemoryPoolKind::kDeviceLocal, {}, bytes),
+                         "queue 0: alloca of X");
+  CUHAL_ASSIGN_OR_RETURN(Buffer y, consumer.Alloca({}, t1, MemoryPoolKind::kOther, {}, bytes),
+                         "queue 1: alloca of Y");
+  // Both batches are recorded now: they keep the buffers' addresses, not the Buffer objects,
+  // which the Deallocas take.
+  TransferBatch produce;
+  CUHAL_RETURN_IF_ERROR(produce.Fill(x, 0, bytes, &kFillValue, sizeof(kFillValue)),
+                        "recording the fill of X");
+  CUHAL_RETURN_IF_ERROR(produce.Write(Bytes(values), x, 0), "recording the write into X");
+  TransferBatch consume;
+  CUHAL_RETURN_IF_ERROR(consume.Copy(x, 0, y, 0, bytes), "recording the copy of X to Y");
+  CUHAL_RETURN_IF_ERROR(consume.Read(y, 0, WritableBytes(back)), "recording the read of Y");
+  // Queue 1, submitted before queue 0's Execute: nothing submitted signals S = 2 yet, so these
+  // three wait (deferred) until it is.
+  CUHAL_RETURN_IF_ERROR(consumer.Execute(s2_t1, t2, std::move(consume)), "queue 1: execute");
+  CUHAL_RETURN_IF_ERROR(consumer.Dealloca(t2, t3, std::move(x)), "queue 1: dealloca of X");
+  CUHAL_RETURN_IF_ERROR(consumer.Dealloca(t3, t4, std::move(y)), "queue 1: dealloca of Y");
+  const std::size_t deferred = device->queue_scheduler().counts().deferred;
+  // Queue 0: the producer, last.
+  CUHAL_RETURN_IF_ERROR(producer.Execute(s1, s2, std::move(produce)), "queue 0: execute");
+  // The host waits for T only.
+  CUHAL_RETURN_IF_ERROR(t->Wait(4, DeadlineAfter(std::chrono::seconds(60))),
+                        "waiting for T to reach 4");
+  CUHAL_RETURN_IF_ERROR(
+      Verify(back,
+             [](std::size_t i) { return i < kWritten ? static_cast<unsigned>(i) : kFillValue; },
+             "Y read back after the pipeline"));
+  if (deferred != 3) {
+    return InternalError(StrCat("queue 1's three operations should have been deferred until "
+                                "queue 0's Execute was submitted; the scheduler held ",
+                                deferred));
+  }
+  out << "7. Queue operations on two queues of device 0, ordered only by semaphores S and T:\n"
+      << "   queue 0: Alloca X (" << FormatBytes(bytes) << ", device-local pool) -> S=1;\n"
+      << "            Execute after S>=1: fill X with " << kFillValue << ", write " << kWritten
+      << " values (0, 1, 2, ...) into it -> S=2;\n"
+      << "   queue 1: Alloca Y (other pool) -> T=1;\n"
+      << "            Execute after S>=2, T>=1: copy X to Y, read Y back -> T=2;\n"
+      << "            Dealloca X after T>=2 -> T=3; Dealloca Y after T>=3 -> T=4.\n"
+      << "   Queue 1's last " << deferred << " operations were submitted before queue 0's Execute "
+      << "(deferred until it was);\n"
+      << "   the host waited only for T=4: " << kWritten << " values, then " << kElements - kWritten
+      << " sevens, read back. Verified.\n";
+  return OkStatus();
+}
+
 // One rank of the all-reduce, on its own thread: makes its device's channel (the ranks agree on
 // the NCCL unique id through the device's channel provider), and sums `send` (rank + 1
 // everywhere) into `recv` on the channel's queue.
@@ -181,7 +268,7 @@ Status AllReduceRank(Device& device, int rank, std::vector<float>* received) {
   return recv.Reset();
 }
 
-// 7. An all-reduce across `ranks` devices, one thread per rank, through core channels
+// 8. An all-reduce across `ranks` devices, one thread per rank, through core channels
 // (Device::CreateChannel over the driver's NCCL table).
 Status AllReduce(const Driver& driver, int ranks, std::ostream& out) {
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<InProcessChannelWorld> world,
@@ -217,7 +304,7 @@ Status AllReduce(const Driver& driver, int ranks, std::ostream& out) {
                                  StrCat("all-reduce result of rank ", r)));
     table.AddRow({std::to_string(r), std::to_string(r), StrCat(r + 1), StrCat(got.front())});
   }
-  out << "7. All-reduce: " << ranks << " ranks, one thread and one device each. Each rank made a "
+  out << "8. All-reduce: " << ranks << " ranks, one thread and one device each. Each rank made a "
       << "channel\n"
       << "   (Device::CreateChannel: an NCCL communicator on its queue; the ranks agreed on the\n"
       << "   unique id through an InProcessChannelWorld) and summed " << kAllReduceElements
@@ -289,11 +376,14 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
     CUHAL_RETURN_IF_ERROR(BuffersKernelAndPools(*device, out));
   }  // the device is closed here: queues, pools, then the primary context
 
-  // 7. All-reduce.
+  // 7. Two queues ordered by semaphores.
+  CUHAL_RETURN_IF_ERROR(QueuePipeline(*driver, out), "queue pipeline");
+
+  // 8. All-reduce.
   if (nccl.ok()) {
     CUHAL_RETURN_IF_ERROR(AllReduce(*driver, std::min(kMaxRanks, driver->device_count()), out));
   } else {
-    out << "7. All-reduce: skipped, NCCL is not available: " << nccl.status().message() << "\n";
+    out << "8. All-reduce: skipped, NCCL is not available: " << nccl.status().message() << "\n";
   }
   if (fake) {
     const fakenccl::NcclInventory live = fakenccl::Installed()->LiveObjects();
@@ -302,17 +392,17 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
     }
   }
 
-  // 8. Nothing left behind.
+  // 9. Nothing left behind.
   if (fake) {
     const fakecuda::Inventory live = fakecuda::Installed()->LiveObjects();
     if (live.Total() != 0) {
       return InternalError(StrCat("the fake driver still holds ", live.ToString(), ":\n",
                                   fakecuda::Installed()->LeakReport()));
     }
-    out << "8. Closed everything: the fake driver and the fake NCCL hold no live object (no "
+    out << "9. Closed everything: the fake driver and the fake NCCL hold no live object (no "
         << "leaks).\n";
   } else {
-    out << "8. Closed everything.\n";
+    out << "9. Closed everything.\n";
   }
   return OkStatus();
 }

@@ -274,6 +274,13 @@ TEST(CliTest, DemoRunsOnTheFakeAndVerifiesEveryStep) {
   EXPECT_THAT(r.out, ContainsRegex("other pool +32.0 MiB +256.0 KiB"));
   EXPECT_THAT(r.out, ContainsRegex("device-local pool +0 B +0 B +32.0 MiB"));
   EXPECT_THAT(r.out, HasSubstr("2 allocations, 2 frees, 0 live"));
+  EXPECT_THAT(r.out, HasSubstr("7. Queue operations on two queues of device 0, ordered only by "
+                               "semaphores S and T"));
+  EXPECT_THAT(r.out, HasSubstr("Queue 1's last 3 operations were submitted before queue 0's "
+                               "Execute"));
+  EXPECT_THAT(r.out, HasSubstr("32768 values, then 32768 sevens, read back. Verified."));
+  EXPECT_THAT(r.out, HasSubstr("8. All-reduce: 4 ranks"));
+  EXPECT_THAT(r.out, HasSubstr("9. Closed everything"));
   EXPECT_THAT(r.out, ContainsRegex("3 +3 +4 +10\n"));
   EXPECT_THAT(r.out, HasSubstr("Device::CreateChannel"));
   EXPECT_THAT(r.out, HasSubstr("all-reduce result verified"));

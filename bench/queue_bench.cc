@@ -1,0 +1,669 @@
+// Copyright 2026 The cuhal Authors.
+// Queue operations and timeline semaphores (issue 20): the host cost of submitting a READY queue
+// operation (Alloca, Dealloca, Execute of a small fill + copy batch, Barrier), semaphore
+// signal-to-wake latency (host to host, queue to host), a queue-to-queue wait, and a two-queue
+// pipeline's throughput; on fakecuda and on the real driver when one loads.
+//
+//   build/release/bench/queue_bench                                  # both backends
+//   build/release/bench/queue_bench --benchmark_filter=/fake --benchmark_min_time=0.05
+//   build/release/bench/queue_bench --benchmark_filter=/real         # on a GPU machine
+//
+// The host cost of a submission is the CPU column (the submitting thread's CPU time per
+// operation); Time is wall time. Each name carries /fake or /real and no other "real" (no
+// UseRealTime, whose /real_time suffix would make ci/nightly_report.py and
+// --benchmark_filter=/real take a fake benchmark for a real one), so wall-time rates are
+// computed here as counters (wake_us, items_per_s, ops_per_s).
+//
+// Every benchmark opens its own Device (device 0, two queues) over a COUNTING copy of the
+// backend's table: each entry forwards to the backend and counts its calls (a relaxed atomic
+// increment per call, a few ns). The counters report the driver calls made per operation while
+// the clock ran, on every thread (the submitting thread and the device's worker); "per
+// operation" except in BM_QueueToQueueWait, where they are per A + B pair:
+//   calls        all driver calls per operation
+//   host_syncs   cuStreamSynchronize + cuEventSynchronize + cuCtxSynchronize + cuEventQuery +
+//                cuStreamQuery per operation: a host round trip to the driver (0 expected)
+//   <entry>      per-operation count of every entry that was called (cuEventRecord,
+//                cuStreamWaitEvent, cuLaunchHostFunc, cuMemAllocFromPoolAsync, ...)
+//   deferred     (queue-to-queue and pipeline only) how often, sampled after a submission, the
+//                scheduler held a deferred operation (one waiting for the host or the worker),
+//                per operation; the sample (a lock of the scheduler) is inside the clock
+// The submitting thread has the device's context current (as a runtime's submission thread
+// usually does), so the core pushes no context. Targets (issue 20, on the H200): a ready
+// submission <= 2 us of host time; a queue-to-queue wait makes no host round trip
+// (BM_QueueToQueueWait: host_syncs=0, cuStreamWaitEvent=1, deferred=0).
+//
+// Submission benchmarks keep up to kBatch operations in flight: every kBatch iterations the clock
+// stops, the host waits for the batch's signals (and frees what it allocated), and the clock
+// starts again. The device's event pool holds kEventPoolCapacity >= kBatch events, so the steady
+// state creates no event.
+#include <benchmark/benchmark.h>
+#include <cuda.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_backend.h"
+#include "core/device/device.h"
+#include "core/device/queue.h"
+#include "core/device/queue_scheduler.h"
+#include "core/device/transfer_batch.h"
+#include "core/driver/driver.h"
+#include "core/semaphore/semaphore.h"
+#include "core/symbols/cuda_api.h"
+
+namespace {
+
+using ::cuhal::Buffer;
+using ::cuhal::CudaApi;
+using ::cuhal::Device;
+using ::cuhal::Driver;
+using ::cuhal::MemoryHeap;
+using ::cuhal::MemoryPoolKind;
+using ::cuhal::Queue;
+using ::cuhal::Semaphore;
+using ::cuhal::SemaphoreValue;
+using ::cuhal::Status;
+using ::cuhal::TransferBatch;
+using ::cuhal::bench::Backend;
+
+constexpr int kBatch = 64;                     // operations in flight before the host waits
+constexpr std::size_t kEventPoolCapacity = 256;  // >= kBatch * events per operation
+constexpr std::size_t kSmallBytes = 4096;       // an Alloca's size, a fill's and a copy's length
+
+// --- the counting table ----------------------------------------------------------------------
+
+enum Entry : int {
+#define CUHAL_CU_PFN(kind, name, arity) kEntry_##name,
+#include "core/symbols/cuda_symbols.inc"
+#undef CUHAL_CU_PFN
+  kEntryCount
+};
+
+constexpr std::array<const char*, kEntryCount> kEntryNames = {
+#define CUHAL_CU_PFN(kind, name, arity) #name,
+#include "core/symbols/cuda_symbols.inc"
+#undef CUHAL_CU_PFN
+};
+
+using Counts = std::array<std::uint64_t, kEntryCount>;
+
+// One counter per entry, on its own cache line (the worker and the submitting thread both count).
+struct alignas(64) PaddedCounter {
+  std::atomic<std::uint64_t> value{0};
+};
+
+// The counting table of backend B (0 fake, 1 real): process-lifetime statics, set up once by
+// CountingTable<B>() before any call goes through it.
+template <int B>
+struct Counting {
+  static inline const CudaApi* inner = nullptr;
+  static inline std::array<PaddedCounter, kEntryCount> counters{};
+  static Counts Snapshot() {
+    Counts out{};
+    for (int i = 0; i < kEntryCount; ++i) {
+      out[i] = counters[i].value.load(std::memory_order_relaxed);
+    }
+    return out;
+  }
+};
+
+template <int B, int Index, auto Member>
+struct Wrap;
+template <int B, int Index, typename R, typename... A, R (*CudaApi::*Member)(A...)>
+struct Wrap<B, Index, Member> {
+  static R Call(A... args) {
+    Counting<B>::counters[Index].value.fetch_add(1, std::memory_order_relaxed);
+    return (Counting<B>::inner->*Member)(args...);
+  }
+};
+
+template <int B>
+const CudaApi* CountingTable(const CudaApi* inner) {
+  static const CudaApi table = [inner] {
+    Counting<B>::inner = inner;
+    CudaApi t{};
+#define CUHAL_CU_PFN(kind, name, arity) \
+  if (inner->name != nullptr) t.name = &Wrap<B, kEntry_##name, &CudaApi::name>::Call;
+#include "core/symbols/cuda_symbols.inc"
+#undef CUHAL_CU_PFN
+    return t;
+  }();
+  return &table;
+}
+
+// --- one device per benchmark ----------------------------------------------------------------
+
+struct BackendKind {
+  const char* name;
+  const Backend& (*backend)();
+  const CudaApi* (*counting)(const CudaApi*);
+  Counts (*snapshot)();
+};
+
+const Backend& Fake() { return ::cuhal::bench::FakeBackend(); }
+const Backend& Real() { return ::cuhal::bench::RealBackend(); }
+const BackendKind kFake{"fake", &Fake, &CountingTable<0>, &Counting<0>::Snapshot};
+const BackendKind kReal{"real", &Real, &CountingTable<1>, &Counting<1>::Snapshot};
+
+// A Driver and Device 0 (two queues, kEventPoolCapacity events) over the counting table, the
+// device's context current on the benchmark thread, and the per-operation counters.
+class Fixture {
+ public:
+  Fixture(benchmark::State& state, const BackendKind& kind) : state_(state), kind_(kind) {
+    const Backend& b = kind.backend();
+    if (!b.unavailable.empty()) {
+      state.SkipWithError(b.unavailable.c_str());
+      return;
+    }
+    api_ = kind.counting(b.api);
+    auto driver = Driver::Create(api_);
+    if (!Check(driver.status(), "creating the driver")) return;
+    driver_ = std::move(driver).value();
+    ::cuhal::DeviceParams params;
+    params.queue_count = 2;
+    params.event_pool_capacity = kEventPoolCapacity;
+    auto device = Device::Create(*driver_, 0, params);
+    if (!Check(device.status(), "creating device 0")) return;
+    device_ = std::move(device).value();
+    if (device_->pools() == nullptr) {
+      state.SkipWithError("device 0 has no memory pools (queue-ordered allocation needs them)");
+      return;
+    }
+    if (api_->cuCtxSetCurrent(device_->context()) != CUDA_SUCCESS) {
+      state.SkipWithError("cuCtxSetCurrent failed");
+      return;
+    }
+    ok_ = true;
+    WarmUp();
+  }
+  ~Fixture() {
+    if (device_ != nullptr) {
+      Status synced = device_->Synchronize();
+      if (!synced.ok()) std::fprintf(stderr, "queue_bench: %s\n", synced.ToString().c_str());
+    }
+    buffers_.clear();
+    device_.reset();
+    driver_.reset();
+    if (api_ != nullptr) api_->cuCtxSetCurrent(nullptr);
+  }
+  Fixture(const Fixture&) = delete;             // owns a device
+  Fixture& operator=(const Fixture&) = delete;  // ditto
+
+  bool ok() const { return ok_; }
+  Device& device() { return *device_; }
+  Queue& queue(int i) { return device_->queue(i); }
+  const CudaApi& api() const { return *api_; }
+
+  // Skips the benchmark with `status` (prefixed by `what`) unless it is OK.
+  bool Check(const Status& status, const char* what) {
+    if (status.ok()) return true;
+    const std::string message = std::string(what) + ": " + status.ToString();
+    state_.SkipWithError(message.c_str());
+    ok_ = false;
+    return false;
+  }
+
+  std::shared_ptr<Semaphore> NewSemaphore() {
+    auto s = device_->CreateSemaphore(0);
+    if (!Check(s.status(), "creating a semaphore")) return nullptr;
+    return std::move(s).value();
+  }
+
+  // A device-local pool buffer of `bytes`, allocated directly (not queue-ordered).
+  Buffer* NewBuffer(std::size_t bytes) {
+    auto b = device_->allocator().Allocate(
+        {.heap = MemoryHeap::kDeviceLocal, .pool = MemoryPoolKind::kDeviceLocal}, bytes);
+    if (!Check(b.status(), "allocating a buffer")) return nullptr;
+    buffers_.push_back(std::make_unique<Buffer>(std::move(b).value()));
+    return buffers_.back().get();
+  }
+
+  // One signalling Barrier on each queue, waited for: the event pool's first Acquire creates its
+  // kEventPoolCapacity events here, not in the measured loop.
+  void WarmUp() {
+    std::shared_ptr<Semaphore> warm = NewSemaphore();
+    if (warm == nullptr) return;
+    for (int i = 0; i < device_->queue_count(); ++i) {
+      const SemaphoreValue signal[] = {{warm.get(), static_cast<std::uint64_t>(i + 1)}};
+      if (!Check(queue(i).Barrier({}, signal), "warming up")) return;
+      if (!Check(warm->Wait(static_cast<std::uint64_t>(i + 1),
+                            ::cuhal::DeadlineAfter(std::chrono::seconds(60))),
+                 "warming up")) {
+        return;
+      }
+    }
+  }
+
+  // Counting is on while the clock runs: Start at each ResumeTiming, Stop at each PauseTiming.
+  // Wall time is accumulated over the same regions (wall_seconds()).
+  void StartCounting() {
+    started_ = kind_.snapshot();
+    wall_started_ = std::chrono::steady_clock::now();
+  }
+  void StopCounting() {
+    wall_ += std::chrono::steady_clock::now() - wall_started_;
+    const Counts now = kind_.snapshot();
+    for (int i = 0; i < kEntryCount; ++i) counted_[i] += now[i] - started_[i];
+  }
+  [[nodiscard]] double wall_seconds() const {
+    return std::chrono::duration<double>(wall_).count();
+  }
+  // Records whether the scheduler has deferred operations right now (after a submission).
+  void SampleDeferred() {
+    if (device_->queue_scheduler().counts().deferred != 0) ++deferred_seen_;
+  }
+  // Reports the counters per operation (`ops_per_iteration` queue operations per iteration).
+  void Report(int ops_per_iteration = 1) {
+    const double ops = static_cast<double>(state_.iterations()) * ops_per_iteration;
+    if (ops == 0) return;
+    std::uint64_t total = 0;
+    for (int i = 0; i < kEntryCount; ++i) {
+      total += counted_[i];
+      if (counted_[i] != 0) {
+        state_.counters[kEntryNames[i]] = static_cast<double>(counted_[i]) / ops;
+      }
+    }
+    const std::uint64_t syncs = counted_[kEntry_cuStreamSynchronize] +
+                                counted_[kEntry_cuEventSynchronize] +
+                                counted_[kEntry_cuCtxSynchronize] + counted_[kEntry_cuEventQuery] +
+                                counted_[kEntry_cuStreamQuery];
+    state_.counters["calls"] = static_cast<double>(total) / ops;
+    state_.counters["host_syncs"] = static_cast<double>(syncs) / ops;
+    state_.counters["deferred"] = static_cast<double>(deferred_seen_) / ops;
+  }
+
+ private:
+  benchmark::State& state_;
+  const BackendKind& kind_;
+  const CudaApi* api_ = nullptr;
+  std::unique_ptr<Driver> driver_;
+  std::unique_ptr<Device> device_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+  Counts started_{};
+  Counts counted_{};
+  std::chrono::steady_clock::time_point wall_started_;
+  std::chrono::steady_clock::duration wall_{};
+  std::uint64_t deferred_seen_ = 0;
+  bool ok_ = false;
+};
+
+// Runs `submit(value)` once per iteration with value 1, 2, ...; every kBatch iterations stops the
+// clock and calls `drain(value)` (wait for the batch, release what it holds).
+template <typename Submit, typename Drain>
+void BatchedLoop(benchmark::State& state, Fixture& f, Submit submit, Drain drain) {
+  std::uint64_t value = 0;
+  int in_batch = 0;
+  f.StartCounting();
+  for (auto _ : state) {
+    ++value;
+    if (!submit(value)) break;
+    if (++in_batch == kBatch) {
+      state.PauseTiming();
+      f.StopCounting();
+      if (!drain(value)) break;
+      in_batch = 0;
+      f.StartCounting();
+      state.ResumeTiming();
+    }
+  }
+  f.StopCounting();
+  if (f.ok()) drain(value);
+}
+
+cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60)); }
+
+// --- submission of ready operations -----------------------------------------------------------
+
+// Queue::Alloca of 4 KiB from the device-local pool, nothing to wait for, signalling S = n:
+// cuMemAllocFromPoolAsync, cuEventRecord and cuLaunchHostFunc on the caller's thread.
+void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  std::vector<Buffer> live;
+  live.reserve(kBatch);
+  Queue& q = f.queue(0);
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const SemaphoreValue signal[] = {{s.get(), v}};
+        auto buffer = q.Alloca({}, signal, MemoryPoolKind::kDeviceLocal, {}, kSmallBytes);
+        if (!f.Check(buffer.status(), "Alloca")) return false;
+        live.push_back(std::move(buffer).value());
+        return true;
+      },
+      [&](std::uint64_t v) {
+        const SemaphoreValue wait[] = {{s.get(), v}};
+        for (Buffer& b : live) {
+          if (!f.Check(q.Dealloca(wait, {}, std::move(b)), "Dealloca")) return false;
+        }
+        live.clear();
+        return f.Check(s->Wait(v, Bound()), "waiting for the batch") &&
+               f.Check(q.Synchronize(), "synchronizing");
+      });
+  f.Report();
+}
+
+// Queue::Dealloca of a 4 KiB pool buffer, nothing to wait for, signalling S = n: cuMemFreeAsync,
+// cuEventRecord and cuLaunchHostFunc. The buffers are allocated (Alloca) while the clock stops.
+void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  std::shared_ptr<Semaphore> made = f.NewSemaphore();
+  std::vector<Buffer> ready;
+  Queue& q = f.queue(0);
+  std::uint64_t made_value = 0;
+  auto refill = [&]() {
+    ready.clear();
+    const SemaphoreValue signal[] = {{made.get(), ++made_value}};
+    for (int i = 0; i < kBatch; ++i) {
+      auto buffer = q.Alloca({}, i + 1 == kBatch ? std::span<const SemaphoreValue>(signal)
+                                                 : std::span<const SemaphoreValue>(),
+                             MemoryPoolKind::kDeviceLocal, {}, kSmallBytes);
+      if (!f.Check(buffer.status(), "Alloca")) return false;
+      ready.push_back(std::move(buffer).value());
+    }
+    // Wait until the allocations completed so the measured Deallocas have nothing to wait for.
+    return f.Check(made->Wait(made_value, Bound()), "waiting for the allocations");
+  };
+  if (!refill()) return;
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const SemaphoreValue signal[] = {{s.get(), v}};
+        return f.Check(q.Dealloca({}, signal, std::move(ready[next++])), "Dealloca");
+      },
+      [&](std::uint64_t v) {
+        next = 0;
+        return f.Check(s->Wait(v, Bound()), "waiting for the batch") && refill();
+      });
+  f.Report();
+}
+
+// Queue::Execute of a recorded batch (a 4 KiB fill of A, a 4 KiB copy A -> B), nothing to wait
+// for, signalling S = n: cuMemsetD32Async, cuMemcpyAsync, cuEventRecord, cuLaunchHostFunc. The
+// batches are recorded while the clock stops.
+void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  Buffer* a = f.NewBuffer(kSmallBytes);
+  Buffer* b = f.NewBuffer(kSmallBytes);
+  if (a == nullptr || b == nullptr) return;
+  Queue& q = f.queue(0);
+  std::vector<TransferBatch> batches;
+  auto record = [&]() {
+    batches.clear();
+    for (int i = 0; i < kBatch; ++i) {
+      TransferBatch batch;
+      const std::uint32_t pattern = 0x01020304u + static_cast<std::uint32_t>(i);
+      if (!f.Check(batch.Fill(*a, 0, kSmallBytes, &pattern, sizeof(pattern)), "recording") ||
+          !f.Check(batch.Copy(*a, 0, *b, 0, kSmallBytes), "recording")) {
+        return false;
+      }
+      batches.push_back(std::move(batch));
+    }
+    return true;
+  };
+  if (!record()) return;
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const SemaphoreValue signal[] = {{s.get(), v}};
+        return f.Check(q.Execute({}, signal, std::move(batches[next++])), "Execute");
+      },
+      [&](std::uint64_t v) {
+        next = 0;
+        return f.Check(s->Wait(v, Bound()), "waiting for the batch") && record();
+      });
+  f.Report();
+}
+
+// Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord and cuLaunchHostFunc.
+void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  Queue& q = f.queue(0);
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const SemaphoreValue signal[] = {{s.get(), v}};
+        return f.Check(q.Barrier({}, signal), "Barrier");
+      },
+      [&](std::uint64_t v) { return f.Check(s->Wait(v, Bound()), "waiting for the batch"); });
+  f.Report();
+}
+
+// --- signal-to-wake latency ------------------------------------------------------------------
+
+// Host to host: this thread signals S = n and waits for T = n; a second thread waits for S = n
+// and signals T = n. One iteration is two signal-to-wake hops; the counter wake_us is the wall
+// time of one hop (the Time column is the wall time of an iteration; CPU is this thread's).
+void BM_WakeHostToHost(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  std::shared_ptr<Semaphore> t = f.NewSemaphore();
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    for (std::uint64_t v = 1;; ++v) {
+      if (!s->Wait(v, Bound()).ok() || stop.load()) return;
+      if (!t->Signal(v).ok()) return;
+    }
+  });
+  std::uint64_t v = 0;
+  f.StartCounting();
+  for (auto _ : state) {
+    ++v;
+    if (!f.Check(s->Signal(v), "signalling S") || !f.Check(t->Wait(v, Bound()), "waiting T")) {
+      break;
+    }
+  }
+  f.StopCounting();
+  stop.store(true);
+  s->Fail(cuhal::AbortedError("the benchmark ended"));  // wakes the echo thread however it is
+  echo.join();
+  if (state.iterations() != 0) {
+    state.counters["wake_us"] =
+        f.wall_seconds() * 1e6 / static_cast<double>(2 * state.iterations());
+  }
+  f.Report(2);
+}
+
+// Queue to host: a Barrier on queue 0 signals S = n; this thread waits for S = n. The time is
+// from submission to the host's wake: cuEventRecord + cuLaunchHostFunc, the driver running the
+// host function, the device's worker retiring the operation (Advance), the waiter waking. The
+// Time column (wall) is the latency; the counter wake_us says the same in microseconds.
+void BM_WakeQueueToHost(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  Queue& q = f.queue(0);
+  std::uint64_t v = 0;
+  f.StartCounting();
+  for (auto _ : state) {
+    ++v;
+    const SemaphoreValue signal[] = {{s.get(), v}};
+    if (!f.Check(q.Barrier({}, signal), "Barrier") || !f.Check(s->Wait(v, Bound()), "waiting")) {
+      break;
+    }
+  }
+  f.StopCounting();
+  if (state.iterations() != 0) {
+    state.counters["wake_us"] = f.wall_seconds() * 1e6 / static_cast<double>(state.iterations());
+  }
+  f.Report();
+}
+
+// --- queue to queue --------------------------------------------------------------------------
+
+// Holds a stream at a host function until released (the host function makes no driver call; it
+// only blocks its driver thread), so that work enqueued after it stays in flight.
+class StreamGate {
+ public:
+  static void CUDA_CB Hold(void* user_data) {
+    auto* gate = static_cast<StreamGate*>(user_data);
+    std::unique_lock<std::mutex> lock(gate->mu_);
+    gate->cv_.wait(lock, [gate] { return gate->open_; });
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = false;
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+};
+
+// Queue A signals S = n (a Barrier), queue B waits for S = n and signals T = n (a Barrier); one
+// iteration is both submissions, and the counters are PER ITERATION (per A + B pair): expected
+// cuEventRecord=2 (A's and B's signals), cuLaunchHostFunc=2, cuStreamWaitEvent=1 (B on A's
+// event), host_syncs=0, deferred=0. Queue A's stream is held by a gate host
+// function for each batch, so every wait of B is on an operation of A still in flight: the
+// device-side path (cuEventRecord on A, cuStreamWaitEvent on B), with no host round trip
+// (host_syncs = 0) and nothing deferred (deferred = 0). The gate opens when the clock stops.
+void BM_QueueToQueueWait(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  std::shared_ptr<Semaphore> t = f.NewSemaphore();
+  Queue& a = f.queue(0);
+  Queue& b = f.queue(1);
+  StreamGate gate;
+  auto close = [&] {
+    gate.Close();
+    return f.api().cuLaunchHostFunc(a.stream(), &StreamGate::Hold, &gate) == CUDA_SUCCESS ||
+           f.Check(cuhal::InternalError("cuLaunchHostFunc (the gate) failed"), "gate");
+  };
+  // The gate's own cuLaunchHostFunc is made while the clock stops (not counted).
+  if (!close()) return;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const SemaphoreValue sv[] = {{s.get(), v}};
+        const SemaphoreValue tv[] = {{t.get(), v}};
+        if (!f.Check(a.Barrier({}, sv), "Barrier on A") ||
+            !f.Check(b.Barrier(sv, tv), "Barrier on B waiting for A")) {
+          return false;
+        }
+        f.SampleDeferred();
+        return true;
+      },
+      [&](std::uint64_t v) {
+        gate.Open();
+        return f.Check(t->Wait(v, Bound()), "waiting for T") && close();
+      });
+  gate.Open();
+  f.Report();
+}
+
+// --- two-queue pipeline ----------------------------------------------------------------------
+
+// Items per second of a pipeline ordered only by semaphores: for item n, queue A makes a 4 KiB
+// buffer (Alloca) and fills it (Execute), signalling S = n; queue B waits for S = n, copies the
+// buffer into a sink (Execute) and frees it (Dealloca), signalling T = n. Four queue operations
+// per item (the counters are per operation). The host keeps at most range(0) items in flight
+// (before submitting item n it waits for T = n - range(0)); it never waits on a stream. Counters
+// items_per_s and ops_per_s are over wall time (the Time column is the wall time of one item).
+void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  const auto window = static_cast<std::uint64_t>(state.range(0));
+  // made: item n allocated (A); s: item n filled (A); copied: item n copied to the sink (B);
+  // t: item n freed (B).
+  std::shared_ptr<Semaphore> made = f.NewSemaphore();
+  std::shared_ptr<Semaphore> s = f.NewSemaphore();
+  std::shared_ptr<Semaphore> copied = f.NewSemaphore();
+  std::shared_ptr<Semaphore> t = f.NewSemaphore();
+  Buffer* sink = f.NewBuffer(kSmallBytes);
+  if (sink == nullptr) return;
+  Queue& a = f.queue(0);
+  Queue& b = f.queue(1);
+  std::uint64_t n = 0;
+  f.StartCounting();
+  for (auto _ : state) {
+    ++n;
+    if (n > window && !f.Check(t->Wait(n - window, Bound()), "waiting for the window")) break;
+    const SemaphoreValue made_n[] = {{made.get(), n}};
+    const SemaphoreValue s_n[] = {{s.get(), n}};
+    const SemaphoreValue copied_n[] = {{copied.get(), n}};
+    const SemaphoreValue t_n[] = {{t.get(), n}};
+    auto buffer = a.Alloca({}, made_n, MemoryPoolKind::kDeviceLocal, {}, kSmallBytes);
+    if (!f.Check(buffer.status(), "Alloca on A")) break;
+    TransferBatch fill;
+    const std::uint32_t pattern = static_cast<std::uint32_t>(n);
+    TransferBatch copy;
+    if (!f.Check(fill.Fill(*buffer, 0, kSmallBytes, &pattern, sizeof(pattern)), "recording") ||
+        !f.Check(copy.Copy(*buffer, 0, *sink, 0, kSmallBytes), "recording") ||
+        !f.Check(a.Execute(made_n, s_n, std::move(fill)), "Execute on A") ||
+        !f.Check(b.Execute(s_n, copied_n, std::move(copy)), "Execute on B") ||
+        !f.Check(b.Dealloca(copied_n, t_n, std::move(buffer).value()), "Dealloca on B")) {
+      break;
+    }
+    f.SampleDeferred();
+  }
+  f.StopCounting();
+  if (f.ok()) f.Check(t->Wait(n, Bound()), "waiting for the last item");
+  if (f.wall_seconds() > 0) {
+    state.counters["items_per_s"] = static_cast<double>(state.iterations()) / f.wall_seconds();
+    state.counters["ops_per_s"] = 4.0 * static_cast<double>(state.iterations()) / f.wall_seconds();
+  }
+  f.Report(4);
+}
+
+void RegisterAll() {
+  for (const BackendKind* k : {&kFake, &kReal}) {
+    const std::string suffix = std::string("/") + k->name;
+    benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca,
+                                 k);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(),
+                                 BM_SubmitReadyDealloca, k);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(),
+                                 BM_SubmitReadyExecute, k);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(),
+                                 BM_SubmitReadyBarrier, k);
+    benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
+    benchmark::RegisterBenchmark(("BM_WakeQueueToHost" + suffix).c_str(), BM_WakeQueueToHost,
+                                 k);
+    benchmark::RegisterBenchmark(("BM_QueueToQueueWait" + suffix).c_str(), BM_QueueToQueueWait,
+                                 k);
+    benchmark::RegisterBenchmark(("BM_TwoQueuePipeline" + suffix).c_str(), BM_TwoQueuePipeline,
+                                 k)
+        ->ArgNames({"window"})
+        ->Arg(1)
+        ->Arg(16);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
