@@ -94,20 +94,7 @@ StatusOr<std::vector<fakecuda::DeviceProfile>> FakeDeviceProfiles(const std::str
       return InvalidArgumentError(StrCat("malformed device profile: ", error));
     }
   }
-  std::vector<fakecuda::DeviceProfile> devices;
-  for (int i = 0; i < count; ++i) {
-    devices.push_back(profile);
-    // The next UUID (a 128-bit increment) and the next PCI bus number.
-    for (int b = 15; b >= 0 && ++profile.uuid[static_cast<std::size_t>(b)] == 0; --b) {
-    }
-    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-    if (std::sscanf(profile.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus + 1) & 0xffu, dev, fn);
-      profile.pci_bus_id = text;
-    }
-  }
-  return devices;
+  return fakecuda::DistinctDevices(profile, count);
 }
 
 StatusOr<NcclBinding> BindNccl(BackendKind kind) {

@@ -10,6 +10,7 @@
 #include "cli/text_table.h"
 #include "cli/version_command.h"
 #include "core/base/status_or.h"
+#include "core/base/uuid.h"
 #include "core/symbols/api_status.h"
 #include "fakecuda/device_profile.h"
 #include "fakecuda/profile_capture.h"
@@ -79,7 +80,7 @@ Status RunProfileCapture(const ProfileCaptureOptions& options, std::ostream& out
     if (!file) return UnavailableError(StrCat(options.out_path, ": writing failed"));
   }
   out << "Captured device " << options.device << " (" << cuda.source << "): " << profile.name
-      << ", " << fakecuda::UuidToString(profile.uuid) << ", " << FormatBytes(profile.total_memory)
+      << ", " << cuhal::FormatGpuUuid(profile.uuid) << ", " << FormatBytes(profile.total_memory)
       << ", " << profile.attributes.size() << " attributes -> " << options.out_path << "\n";
   if (!skipped.empty()) out << "Attributes the driver rejected (they read as 0):\n" << skipped;
   return OkStatus();
@@ -98,7 +99,7 @@ Status RunProfileShow(const ProfileShowOptions& options, std::ostream& out) {
   const int minor = profile.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   out << "Profile:            " << options.path << "\n"
       << "Name:               " << profile.name << "\n"
-      << "UUID:               " << fakecuda::UuidToString(profile.uuid) << "\n"
+      << "UUID:               " << cuhal::FormatGpuUuid(profile.uuid) << "\n"
       << "PCI bus id:         " << profile.pci_bus_id << "\n"
       << "Total memory:       " << Capacity(profile.total_memory) << "\n"
       << "Captured with:      CUDA driver API " << profile.driver_version << " ("

@@ -7,13 +7,14 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "core/base/mutex.h"
 
 namespace fakecuda {
 
@@ -54,14 +55,14 @@ class CallFaults {
   CallFaults& operator=(const CallFaults&) = delete;  // ditto
 
   void AddRule(Rule rule) {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     ActiveRule active{std::move(rule)};
     active.rng = active.rule.seed;
     rules_.push_back(std::move(active));
     slow_path_.store(true, std::memory_order_release);
   }
   void ClearRules() {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     rules_.clear();
     slow_path_.store(log_enabled_, std::memory_order_release);
   }
@@ -71,7 +72,7 @@ class CallFaults {
   Result OnCall(const char* entry) {
     calls_.fetch_add(1, std::memory_order_relaxed);
     if (!slow_path_.load(std::memory_order_acquire)) [[likely]] return kSuccess;
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     const std::thread::id caller = std::this_thread::get_id();
     if (log_enabled_) {
       log_.push_back(entry);
@@ -107,7 +108,7 @@ class CallFaults {
   std::uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
   // Calls of one entry point, counted from the call log (0 unless the log is enabled).
   std::uint64_t calls(std::string_view entry) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     std::uint64_t n = 0;
     for (const char* e : log_) n += (entry == e);
     return n;
@@ -116,7 +117,7 @@ class CallFaults {
   std::uint64_t injected() const { return injected_.load(std::memory_order_relaxed); }
   // Zeroes the counters, empties the log and rearms every rule.
   void ResetCounters() {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     calls_.store(0, std::memory_order_relaxed);
     injected_.store(0, std::memory_order_relaxed);
     log_.clear();
@@ -130,17 +131,17 @@ class CallFaults {
 
   // The call log: every entry point called, in order (off by default).
   void EnableCallLog(bool on) {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     log_enabled_ = on;
     slow_path_.store(on || !rules_.empty(), std::memory_order_release);
   }
   std::vector<std::string> CallLog() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     return {log_.begin(), log_.end()};
   }
   // The entries of the call log that were called on `thread`, in order.
   std::vector<std::string> CallLog(std::thread::id thread) const {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     std::vector<std::string> out;
     for (std::size_t i = 0; i < log_.size(); ++i) {
       if (log_threads_[i] == thread) out.emplace_back(log_[i]);
@@ -167,11 +168,11 @@ class CallFaults {
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<std::uint64_t> injected_{0};
   std::atomic<bool> slow_path_{false};  // rules or the log are active
-  mutable std::mutex mu_;
-  std::vector<ActiveRule> rules_;             // guarded by mu_
-  bool log_enabled_ = false;                  // guarded by mu_
-  std::vector<const char*> log_;              // guarded by mu_; entry names are string literals
-  std::vector<std::thread::id> log_threads_;  // guarded by mu_; the caller of each log_ entry
+  mutable cuhal::Mutex mu_;
+  std::vector<ActiveRule> rules_ CUHAL_GUARDED_BY(mu_);
+  bool log_enabled_ CUHAL_GUARDED_BY(mu_) = false;
+  std::vector<const char*> log_ CUHAL_GUARDED_BY(mu_);  // entry names are string literals
+  std::vector<std::thread::id> log_threads_ CUHAL_GUARDED_BY(mu_);  // the caller of each log_ entry
 };
 
 }  // namespace fakecuda

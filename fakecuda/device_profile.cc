@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/base/uuid.h"
+
 namespace fakecuda {
 namespace {
 
@@ -57,15 +59,6 @@ int AttributeFromName(std::string_view name) {
 }
 
 int AttributeLimit() { return static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX); }
-
-std::string UuidToString(const std::array<unsigned char, 16>& uuid) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf),
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
-                uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
-  return buf;
-}
 
 bool UuidFromString(std::string_view text, std::array<unsigned char, 16>* uuid) {
   if (text.substr(0, 4) == "GPU-") text.remove_prefix(4);
@@ -162,7 +155,7 @@ std::string ProfileToJson(const DeviceProfile& profile) {
   nlohmann::ordered_json j;
   j["format"] = kFormat;
   j["name"] = profile.name;
-  j["uuid"] = UuidToString(profile.uuid);
+  j["uuid"] = cuhal::FormatGpuUuid(profile.uuid);
   j["pci_bus_id"] = profile.pci_bus_id;
   j["total_memory"] = static_cast<std::uint64_t>(profile.total_memory);
   j["driver_version"] = profile.driver_version;
@@ -173,6 +166,34 @@ std::string ProfileToJson(const DeviceProfile& profile) {
   }
   j["attributes"] = std::move(attrs);
   return j.dump(2) + "\n";
+}
+
+void MakeDevicesDistinct(std::vector<DeviceProfile>* devices) {
+  for (size_t i = 1; i < devices->size(); ++i) {
+    DeviceProfile& d = (*devices)[i];
+    auto clash = [&] {
+      for (size_t j = 0; j < i; ++j) {
+        if ((*devices)[j].uuid == d.uuid) return true;
+      }
+      return false;
+    };
+    while (clash()) {
+      for (int b = 15; b >= 0 && ++d.uuid[static_cast<size_t>(b)] == 0; --b) {
+      }
+      unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+      if (std::sscanf(d.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus + 1) & 0xFF, dev, fn);
+        d.pci_bus_id = text;
+      }
+    }
+  }
+}
+
+std::vector<DeviceProfile> DistinctDevices(const DeviceProfile& profile, int count) {
+  std::vector<DeviceProfile> devices(count > 0 ? static_cast<size_t>(count) : 0, profile);
+  MakeDevicesDistinct(&devices);
+  return devices;
 }
 
 }  // namespace fakecuda

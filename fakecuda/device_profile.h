@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fakecuda {
 
@@ -46,6 +47,14 @@ std::string ProfileToJson(const DeviceProfile& profile);
 // The NVIDIA H200 profile captured on the GPU machine (fakecuda/profiles/h200.json, embedded).
 const DeviceProfile& BuiltinH200Profile();
 
+// Makes every device distinct from the earlier ones, as on a real multi-GPU host: a device whose
+// UUID repeats an earlier device's gets the next UUID (a 128-bit increment) and the next PCI bus
+// number ("DDDD:BB:dd.f" with BB + 1), until it clashes with none. Devices already distinct keep
+// their identity, so the first device is always its profile unchanged.
+void MakeDevicesDistinct(std::vector<DeviceProfile>* devices);
+// `count` devices made from `profile`, distinct as above.
+std::vector<DeviceProfile> DistinctDevices(const DeviceProfile& profile, int count);
+
 // The cuda.h spelling of an attribute ("CU_DEVICE_ATTRIBUTE_WARP_SIZE"), or "" if unknown.
 std::string_view AttributeName(int attribute);
 // The attribute named `name`, or -1.
@@ -53,8 +62,8 @@ int AttributeFromName(std::string_view name);
 // One past the largest valid CUdevice_attribute of the cuda.h fakecuda was built with.
 int AttributeLimit();
 
-// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" <-> 16 bytes.
-std::string UuidToString(const std::array<unsigned char, 16>& uuid);
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes (the other way: cuhal::FormatGpuUuid,
+// core/base/uuid.h).
 bool UuidFromString(std::string_view text, std::array<unsigned char, 16>* uuid);
 
 }  // namespace fakecuda

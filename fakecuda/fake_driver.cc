@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <sstream>
@@ -63,12 +64,12 @@ FaultInjector& FakeDriver::faults() { return state_->faults; }
 const DriverOptions& FakeDriver::options() const { return state_->options; }
 
 Inventory FakeDriver::LiveObjects() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->CountLive();
 }
 
 std::string FakeDriver::LeakReport() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->DescribeLive();
 }
 
@@ -80,15 +81,40 @@ DriverState* InstalledState() {
   return d ? &d->state() : nullptr;
 }
 
-ScopedDriver::ScopedDriver(DriverOptions options)
-    : driver_(FakeDriver::Create(std::move(options))), previous_(Installed()) {
+ScopedDriver::ScopedDriver(DriverOptions options) : ScopedDriver(std::move(options), false) {}
+
+ScopedDriver::ScopedDriver(DriverOptions options, bool quiet)
+    : driver_(FakeDriver::Create(std::move(options), &error_)), previous_(Installed()) {
+  if (driver_ == nullptr && !quiet) {
+    std::fprintf(stderr,
+                 "fakecuda::ScopedDriver: invalid DriverOptions: %s; no fake driver is installed\n",
+                 error_.c_str());
+  }
   Install(driver_.get());
+}
+
+std::unique_ptr<ScopedDriver> ScopedDriver::Create(DriverOptions options, std::string* error) {
+  std::unique_ptr<ScopedDriver> scoped(new ScopedDriver(std::move(options), true));
+  if (!scoped->ok()) {
+    if (error != nullptr) *error = scoped->error();
+    return nullptr;  // restores the previous installation
+  }
+  return scoped;
+}
+
+FakeDriver& ScopedDriver::driver() {
+  if (driver_ == nullptr) {
+    std::fprintf(stderr, "fakecuda::ScopedDriver::driver(): no driver (invalid DriverOptions: %s)\n",
+                 error_.c_str());
+    std::abort();
+  }
+  return *driver_;
 }
 
 ScopedDriver::~ScopedDriver() { Install(previous_); }
 
 std::uint64_t FakeDriver::HostFunctionExceptions() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   return state_->host_function_exceptions();
 }
 

@@ -109,16 +109,33 @@ void Install(FakeDriver* driver);
 FakeDriver* Installed();
 
 // Creates a driver and installs it for its lifetime; restores the previous one afterwards.
+//
+// Invalid options (FakeDriver::Create fails) cannot go unnoticed: the constructor prints the
+// error to stderr and installs no driver (every entry point then answers
+// CUDA_ERROR_NOT_INITIALIZED, cuInit included); ok() is false and error() says why; driver() and
+// operator-> print the error and abort instead of handing out a null driver. Callers that can
+// report the error themselves check ok(), or use Create.
 class ScopedDriver {
  public:
   explicit ScopedDriver(DriverOptions options = {});
+  // Null, with *error set, when the options are invalid (then nothing is installed).
+  static std::unique_ptr<ScopedDriver> Create(DriverOptions options, std::string* error);
   ~ScopedDriver();
-  ScopedDriver(const ScopedDriver&) = delete;
-  ScopedDriver& operator=(const ScopedDriver&) = delete;
-  FakeDriver& driver() { return *driver_; }
-  FakeDriver* operator->() { return driver_.get(); }
+  ScopedDriver(const ScopedDriver&) = delete;             // owns an installation
+  ScopedDriver& operator=(const ScopedDriver&) = delete;  // ditto
+
+  // Whether the options were valid and the driver is installed.
+  bool ok() const { return driver_ != nullptr; }
+  // Why the options were invalid ("" when ok()).
+  const std::string& error() const { return error_; }
+  // The installed driver; aborts, printing error(), when !ok().
+  FakeDriver& driver();
+  FakeDriver* operator->() { return &driver(); }
 
  private:
+  ScopedDriver(DriverOptions options, bool quiet);  // quiet: Create reports the error itself
+
+  std::string error_;  // before driver_: its constructor writes here
   std::unique_ptr<FakeDriver> driver_;
   FakeDriver* previous_;
 };

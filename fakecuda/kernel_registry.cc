@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/base/mutex.h"
 #include "fakecuda/internal/driver_state.h"
 
 namespace fakecuda {
@@ -17,8 +17,9 @@ namespace {
 // The process-wide registry. Its mutex is a leaf: it is taken while the driver lock is held (at
 // launch), and nothing is called while holding it.
 struct Registry {
-  std::mutex mu;
-  std::map<std::string, std::shared_ptr<const internal::KernelRegistration>, std::less<>> kernels;
+  cuhal::Mutex mu;
+  std::map<std::string, std::shared_ptr<const internal::KernelRegistration>, std::less<>> kernels
+      CUHAL_GUARDED_BY(mu);
 };
 
 Registry& GetRegistry() {
@@ -28,7 +29,7 @@ Registry& GetRegistry() {
 
 void Set(const std::string& name, std::shared_ptr<const internal::KernelRegistration> reg) {
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
+  cuhal::MutexLock lock(r.mu);
   if (reg == nullptr) {
     r.kernels.erase(name);
   } else {
@@ -69,7 +70,7 @@ void KernelLaunch::CopyParam(std::size_t i, void* out, std::size_t size) const {
 }
 
 std::byte* KernelLaunch::Translate(CUdeviceptr ptr, std::size_t bytes) const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  cuhal::MutexLock lock(state_->mu);
   Allocation* a = state_->FindAllocation(ptr, std::max<std::size_t>(bytes, 1));
   if (a == nullptr || a->data == nullptr) return nullptr;
   return a->data + (ptr - a->base);
@@ -84,7 +85,7 @@ void RegisterKernel(std::string name, KernelFn fn, KernelOptions options) {
 
 bool UnregisterKernel(std::string_view name) {
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
+  cuhal::MutexLock lock(r.mu);
   auto it = r.kernels.find(name);
   if (it == r.kernels.end()) return false;
   r.kernels.erase(it);
@@ -93,7 +94,7 @@ bool UnregisterKernel(std::string_view name) {
 
 bool IsKernelRegistered(std::string_view name) {
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
+  cuhal::MutexLock lock(r.mu);
   return r.kernels.count(name) != 0;
 }
 
@@ -107,7 +108,7 @@ ScopedKernel::~ScopedKernel() { Set(name_, previous_); }
 namespace internal {
 std::shared_ptr<const KernelRegistration> FindKernel(std::string_view name) {
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
+  cuhal::MutexLock lock(r.mu);
   auto it = r.kernels.find(name);
   if (it == r.kernels.end()) it = r.kernels.find(kAnyKernel);
   return it == r.kernels.end() ? nullptr : it->second;

@@ -1,8 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakecuda/stream_work.h"
 
-#include <mutex>
-
+#include "core/base/mutex.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
 
@@ -11,7 +10,7 @@ namespace fakecuda {
 CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   DriverState* st = InstalledState();
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-  std::unique_lock<std::mutex> lock(st->mu);
+  cuhal::MutexLock lock(st->mu);
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   CUresult err;
   Stream* s = st->ResolveStream(stream, &err);
@@ -25,21 +24,21 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   op.ready = std::move(work.ready);
   op.body = std::move(work.run);
   op.cost_us = work.cost_us;
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 }
 
 void NotifyStreamWork() {
   DriverState* st = InstalledState();
   if (st == nullptr) return;
-  { std::lock_guard<std::mutex> lock(st->mu); }
-  st->cv.notify_all();
+  { cuhal::MutexLock lock(st->mu); }
+  st->cv.NotifyAll();
 }
 
 std::byte* TranslateDevicePointer(CUdeviceptr ptr, std::size_t bytes, int* device) {
   DriverState* st = InstalledState();
   if (st == nullptr) return nullptr;
-  std::lock_guard<std::mutex> lock(st->mu);
+  cuhal::MutexLock lock(st->mu);
   Allocation* a = st->FindAllocation(ptr, bytes == 0 ? 1 : bytes);
   if (a == nullptr) return nullptr;
   if (device) *device = a->device;
@@ -49,7 +48,7 @@ std::byte* TranslateDevicePointer(CUdeviceptr ptr, std::size_t bytes, int* devic
 int StreamDevice(CUstream stream) {
   DriverState* st = InstalledState();
   if (st == nullptr) return -1;
-  std::lock_guard<std::mutex> lock(st->mu);
+  cuhal::MutexLock lock(st->mu);
   CUresult err;
   Stream* s = st->ResolveStream(stream, &err);
   if (s == nullptr) return -1;

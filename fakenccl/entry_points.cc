@@ -10,12 +10,14 @@
 //
 // Every entry point listed in core/symbols/nccl_symbols.inc must be defined here: FillNcclApi
 // takes each one's address, so a missing one fails to link. nccl.h declares them extern "C", so a
-// definition whose signature differs from nccl.h's does not compile. Built with
+// definition whose signature differs from nccl.h's does not compile. Every body is a
+// function-try-block: whatever it throws is answered ncclInternalError (EntryFailed). Built with
 // FAKENCCL_PROFILING_ALIASES (the drop-in libnccl.so.2), each also gets its pncclX alias.
 #include <nccl.h>
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +71,23 @@ ncclResult_t GroupErrCheck(ThreadGroup& g, ncclResult_t result, const std::strin
 ncclResult_t Fail(ncclResult_t result, const std::string& text) {
   SetLastError(text);
   return result;
+}
+
+// The answer of an entry point whose body threw (call only from a catch block): the boundary is a
+// wall (nothing unwinds into a C caller). Locks are released by their guards during unwinding, so
+// the communicator is left as the last completed step left it.
+ncclResult_t EntryFailed(const char* entry) noexcept {
+  const char* what = "an exception that is not a std::exception";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  std::snprintf(t_last_error, sizeof(t_last_error), "fakenccl: %s: internal error: %s", entry,
+                what);
+  std::fprintf(stderr, "%s\n", t_last_error);
+  return ncclInternalError;
 }
 
 FakeNccl* InstalledOrSetError() {
@@ -269,7 +288,7 @@ using fakenccl::internal::CallKind;
 
 // ---- Versions, ids, errors ---------------------------------------------------------------------
 
-extern "C" ncclResult_t ncclGetVersion(int* version) {
+extern "C" ncclResult_t ncclGetVersion(int* version) try {
   FAKENCCL_ENTER(ncclGetVersion)
   if (version == nullptr) {
     // Measured on NCCL 2.28.3 (ci/gpu-probes, case "nccl_basic"): refused, and unlike the
@@ -278,15 +297,19 @@ extern "C" ncclResult_t ncclGetVersion(int* version) {
   }
   *version = nccl->options().version;
   return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGetVersion");
 }
 
-extern "C" ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id) {
+extern "C" ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id) try {
   FAKENCCL_ENTER(ncclGetUniqueId)
   if (unique_id == nullptr) {
     return fakenccl::Fail(ncclInvalidArgument, "GetUniqueId : out argument is NULL");
   }
   nccl->NewUniqueId(unique_id);
   return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGetUniqueId");
 }
 
 // NCCL's own strings (src/init.cc, ncclGetErrorString), word for word.
@@ -318,20 +341,24 @@ extern "C" const char* ncclGetLastError(ncclComm_t /*comm*/) { return fakenccl::
 // ---- Communicators -----------------------------------------------------------------------------
 
 extern "C" ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id,
-                                         int rank) {
+                                         int rank) try {
   FAKENCCL_ENTER(ncclCommInitRank)
   return fakenccl::InitRankCommon(nccl, "ncclCommInitRank", comm, nranks, comm_id, rank, nullptr);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommInitRank");
 }
 
 extern "C" ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks,
                                                ncclUniqueId comm_id, int rank,
-                                               ncclConfig_t* config) {
+                                               ncclConfig_t* config) try {
   FAKENCCL_ENTER(ncclCommInitRankConfig)
   return fakenccl::InitRankCommon(nccl, "ncclCommInitRankConfig", comm, nranks, comm_id, rank,
                                   config);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommInitRankConfig");
 }
 
-extern "C" ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
+extern "C" ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) try {
   FAKENCCL_ENTER(ncclCommInitAll)
   if (comms == nullptr) {
     return fakenccl::Fail(ncclInvalidArgument, "CommInitAll : comms argument is NULL");
@@ -380,10 +407,12 @@ extern "C" ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* 
   std::string text;
   ncclResult_t r = nccl->engine().InitAll(comms, devices, cc, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommInitAll");
 }
 
 extern "C" ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
-                                      ncclConfig_t* config) {
+                                      ncclConfig_t* config) try {
   FAKENCCL_ENTER(ncclCommSplit)
   fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
   std::string text;
@@ -407,57 +436,73 @@ extern "C" ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclC
     }
   }
   return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommSplit");
 }
 
-extern "C" ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+extern "C" ncclResult_t ncclCommFinalize(ncclComm_t comm) try {
   FAKENCCL_ENTER(ncclCommFinalize)
   std::string text;
   ncclResult_t r = nccl->engine().Finalize(comm, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommFinalize");
 }
 
-extern "C" ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+extern "C" ncclResult_t ncclCommDestroy(ncclComm_t comm) try {
   FAKENCCL_ENTER(ncclCommDestroy)
   std::string text;
   ncclResult_t r = nccl->engine().Destroy(comm, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommDestroy");
 }
 
-extern "C" ncclResult_t ncclCommAbort(ncclComm_t comm) {
+extern "C" ncclResult_t ncclCommAbort(ncclComm_t comm) try {
   FAKENCCL_ENTER(ncclCommAbort)
   std::string text;
   ncclResult_t r = nccl->engine().Abort(comm, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommAbort");
 }
 
-extern "C" ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async_error) {
+extern "C" ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async_error) try {
   FAKENCCL_ENTER(ncclCommGetAsyncError)
   std::string text;
   ncclResult_t r = nccl->engine().GetAsyncError(comm, async_error, &text);
   if (r != ncclSuccess) return fakenccl::Fail(r, text);
   if (*async_error != ncclSuccess && *async_error != ncclInProgress) fakenccl::SetLastError(text);
   return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommGetAsyncError");
 }
 
-extern "C" ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
+extern "C" ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) try {
   FAKENCCL_ENTER(ncclCommCount)
   std::string text;
   ncclResult_t r = nccl->engine().Query(comm, 0, count, "CommCount", &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommCount");
 }
 
-extern "C" ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
+extern "C" ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) try {
   FAKENCCL_ENTER(ncclCommCuDevice)
   std::string text;
   ncclResult_t r = nccl->engine().Query(comm, 2, device, "CommCuDevice", &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommCuDevice");
 }
 
-extern "C" ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+extern "C" ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) try {
   FAKENCCL_ENTER(ncclCommUserRank)
   std::string text;
   ncclResult_t r = nccl->engine().Query(comm, 1, rank, "CommUserRank", &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommUserRank");
 }
 
 // ---- Reduction operators -----------------------------------------------------------------------
@@ -465,130 +510,156 @@ extern "C" ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
 extern "C" ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
                                                  ncclDataType_t datatype,
                                                  ncclScalarResidence_t residence,
-                                                 ncclComm_t comm) {
+                                                 ncclComm_t comm) try {
   FAKENCCL_ENTER(ncclRedOpCreatePreMulSum)
   std::string text;
   ncclResult_t r = nccl->engine().CreatePreMulSum(op, scalar, fakenccl::Raw(datatype),
                                                   fakenccl::Raw(residence), comm, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclRedOpCreatePreMulSum");
 }
 
-extern "C" ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+extern "C" ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) try {
   FAKENCCL_ENTER(ncclRedOpDestroy)
   std::string text;
   ncclResult_t r = nccl->engine().DestroyRedOp(fakenccl::Raw(op), comm, &text);
   return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclRedOpDestroy");
 }
 
 // ---- Collectives -------------------------------------------------------------------------------
 
 extern "C" ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                      cudaStream_t stream) {
+                                      cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclAllReduce)
   return fakenccl::Communicate(
       nccl, "AllReduce", comm,
       fakenccl::MakeDesc(CallKind::kAllReduce, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          fakenccl::Raw(op), 0, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclAllReduce");
 }
 
 extern "C" ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
                                       ncclDataType_t datatype, int root, ncclComm_t comm,
-                                      cudaStream_t stream) {
+                                      cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclBroadcast)
   return fakenccl::Communicate(
       nccl, "Broadcast", comm,
       fakenccl::MakeDesc(CallKind::kBroadcast, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          ncclSum, root, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclBroadcast");
 }
 
 extern "C" ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
                                    ncclDataType_t datatype, ncclRedOp_t op, int root,
-                                   ncclComm_t comm, cudaStream_t stream) {
+                                   ncclComm_t comm, cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclReduce)
   return fakenccl::Communicate(
       nccl, "Reduce", comm,
       fakenccl::MakeDesc(CallKind::kReduce, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          fakenccl::Raw(op), root, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclReduce");
 }
 
 extern "C" ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                                       ncclDataType_t datatype, ncclComm_t comm,
-                                      cudaStream_t stream) {
+                                      cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclAllGather)
   return fakenccl::Communicate(
       nccl, "AllGather", comm,
       fakenccl::MakeDesc(CallKind::kAllGather, sendbuff, recvbuff, sendcount,
                          fakenccl::Raw(datatype), ncclSum, 0, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclAllGather");
 }
 
 extern "C" ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                           ncclDataType_t datatype, ncclRedOp_t op,
-                                          ncclComm_t comm, cudaStream_t stream) {
+                                          ncclComm_t comm, cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclReduceScatter)
   return fakenccl::Communicate(
       nccl, "ReduceScatter", comm,
       fakenccl::MakeDesc(CallKind::kReduceScatter, sendbuff, recvbuff, recvcount,
                          fakenccl::Raw(datatype), fakenccl::Raw(op), 0, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclReduceScatter");
 }
 
 extern "C" ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
                                      ncclDataType_t datatype, ncclComm_t comm,
-                                     cudaStream_t stream) {
+                                     cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclAlltoAll)
   return fakenccl::Communicate(
       nccl, "AlltoAll", comm,
       fakenccl::MakeDesc(CallKind::kAlltoAll, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          ncclSum, 0, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclAlltoAll");
 }
 
 extern "C" ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count,
                                    ncclDataType_t datatype, int root, ncclComm_t comm,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclGather)
   return fakenccl::Communicate(
       nccl, "Gather", comm,
       fakenccl::MakeDesc(CallKind::kGather, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          ncclSum, root, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGather");
 }
 
 extern "C" ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count,
                                     ncclDataType_t datatype, int root, ncclComm_t comm,
-                                    cudaStream_t stream) {
+                                    cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclScatter)
   return fakenccl::Communicate(
       nccl, "Scatter", comm,
       fakenccl::MakeDesc(CallKind::kScatter, sendbuff, recvbuff, count, fakenccl::Raw(datatype),
                          ncclSum, root, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclScatter");
 }
 
 // ---- Point to point and groups -----------------------------------------------------------------
 
 extern "C" ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype,
-                                 int peer, ncclComm_t comm, cudaStream_t stream) {
+                                 int peer, ncclComm_t comm, cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclSend)
   return fakenccl::Communicate(
       nccl, "Send", comm,
       fakenccl::MakeDesc(CallKind::kSend, sendbuff, nullptr, count, fakenccl::Raw(datatype),
                          ncclSum, peer, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclSend");
 }
 
 extern "C" ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
-                                 ncclComm_t comm, cudaStream_t stream) {
+                                 ncclComm_t comm, cudaStream_t stream) try {
   FAKENCCL_ENTER(ncclRecv)
   return fakenccl::Communicate(
       nccl, "Recv", comm,
       fakenccl::MakeDesc(CallKind::kRecv, nullptr, recvbuff, count, fakenccl::Raw(datatype),
                          ncclSum, peer, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclRecv");
 }
 
-extern "C" ncclResult_t ncclGroupStart() {
+extern "C" ncclResult_t ncclGroupStart() try {
   FAKENCCL_ENTER(ncclGroupStart)
   ++fakenccl::Group(*nccl).depth;
   return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGroupStart");
 }
 
-extern "C" ncclResult_t ncclGroupEnd() {
+extern "C" ncclResult_t ncclGroupEnd() try {
   FAKENCCL_ENTER(ncclGroupEnd)
   fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
   if (g.depth == 0) {
@@ -631,6 +702,8 @@ extern "C" ncclResult_t ncclGroupEnd() {
   }
   if (result != ncclSuccess && result != ncclInProgress) fakenccl::SetLastError(text);
   return result;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGroupEnd");
 }
 
 // ---- Profiling aliases (drop-in library only) --------------------------------------------------

@@ -1,7 +1,9 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakenccl/fake_nccl.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -40,13 +42,20 @@ std::unique_ptr<FakeNccl> FakeNccl::Create(NcclOptions options, std::string* err
     if (error != nullptr) *error = "fakenccl: NcclOptions::timeout_ticks must be > 0";
     return nullptr;
   }
+  if (options.wall_timeout_ms == 0) {
+    if (error != nullptr) *error = "fakenccl: NcclOptions::wall_timeout_ms must be > 0";
+    return nullptr;
+  }
   return std::unique_ptr<FakeNccl>(new FakeNccl(options));
 }
 
 FakeNccl::FakeNccl(NcclOptions options)
     : options_(std::move(options)),
       serial_(g_serial.fetch_add(1, std::memory_order_relaxed)),
-      engine_(std::make_shared<internal::Engine>(options_.timeout_ticks)) {
+      engine_(std::make_shared<internal::Engine>(
+          options_.timeout_ticks, std::chrono::milliseconds(static_cast<std::int64_t>(
+                                      std::min<std::uint64_t>(options_.wall_timeout_ms,
+                                                              std::uint64_t{1} << 40))))) {
   std::random_device device;
   std::seed_seq seed{device(), device(), device(), device()};
   random_.seed(seed);
@@ -68,7 +77,7 @@ NcclInventory FakeNccl::LiveObjects() const {
 std::string FakeNccl::LeakReport() const { return engine_->DescribeLive(); }
 
 void FakeNccl::NewUniqueId(ncclUniqueId* id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  cuhal::MutexLock lock(mutex_);
   // Bytes 1..255: never zero, so that an id is never mistaken for a zeroed one.
   std::uniform_int_distribution<int> byte(1, 255);
   for (char& c : id->internal) c = static_cast<char>(static_cast<unsigned char>(byte(random_)));

@@ -19,7 +19,8 @@
 //     Recv, ncclGroupStart/End (nesting; group errors), on every ncclDataType_t and ncclRedOp_t;
 //   - mismatched calls across ranks (kind/order, count, type, op, root, send/recv sizes) are an
 //     async error ncclInvalidUsage naming the ranks and the call; a peer that never arrives is a
-//     timeout on the virtual clock (ncclInvalidUsage, or ncclRemoteError when it died/aborted);
+//     timeout on the virtual clock (ncclInvalidUsage, or ncclRemoteError when it died/aborted):
+//     found as soon as every rank is blocked or gone, never while one is busy (NcclOptions);
 //   - fault injection (NcclFaultInjector), including rank death, and a leak report.
 //
 // Deliberate differences from NCCL:
@@ -52,7 +53,10 @@
 //
 // The drop-in libnccl.so.2 (fakenccl/dropin/) is the same code as a shared library exporting
 // nccl*/pnccl*, for unmodified programs; see dropin/dropin_main.cc for its FAKENCCL_* variables.
-// Entry points are extern "C" functions named as in nccl.h. They serve the process-wide
+// Entry points are extern "C" functions named as in nccl.h. None lets an exception escape: one
+// that reaches an entry point's boundary is answered ncclInternalError, with "fakenccl: <entry>:
+// internal error: <what>" on stderr and in ncclGetLastError; collective work that throws on a
+// stream fails its operation with ncclInternalError (the communicator's async error) instead. They serve the process-wide
 // installed FakeNccl (Install/ScopedNccl), as libnccl is process-wide. With none installed, every
 // entry point that needs one returns ncclInvalidUsage and sets the last error to
 // "fakenccl: no FakeNccl is installed (create a fakenccl::ScopedNccl first)"; ncclGetErrorString
@@ -65,10 +69,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 
+#include "core/base/mutex.h"
 #include "core/symbols/nccl_api.h"
 #include "fakenccl/nccl_fault_injector.h"
 
@@ -82,11 +86,26 @@ struct NcclOptions {
   // What ncclGetVersion reports, in NCCL_VERSION_CODE form (2.28.9 is 22809). Must be > 0.
   int version = NCCL_VERSION_CODE;
   // How long a rendezvous (initialization, split, a collective or send/recv) waits for missing
-  // ranks, in ticks of the virtual clock: fakecuda::SchedulerWaitTicks() plus fakenccl's own host
-  // waits (each up to 10 ms, or 1 ms for an ncclCommGetAsyncError poll, in which nothing
-  // arrived). Several waiting threads advance it together, so this is not a wall-clock time.
-  // Must be > 0.
+  // ranks, in ticks of its group's virtual clock (fakecuda/virtual_clock.h). Each communicator
+  // has one; its participants are the ranks, each bound to the thread that last called for it.
+  // Virtual time counts idle time only: it stands still while any rank runs (in user code, or in
+  // the fake: a busy rank is never timed out, however long it takes), and when every rank is
+  // idle (blocked in a fakecuda synchronization or a fakenccl wait, polling
+  // ncclCommGetAsyncError with nothing to show, gone: destroyed, aborted, died, or its thread
+  // exited), confirmed over a quiescent round of about 20 ms, it jumps past every pending
+  // deadline: a missing rank is reported at once. So any value > 0 times out at the same moment;
+  // the unit is kept for the deadlines' bookkeeping (not wake-ups, not milliseconds: that was the
+  // meaning before the virtual clock). A polling loop ends because each ncclCommGetAsyncError
+  // poll that finds its call still waiting counts as an idle instant of the polling rank. Must
+  // be > 0.
   std::uint64_t timeout_ticks = 30000;
+  // The wall-clock backstop, in milliseconds: a rendezvous that has waited this long fails even
+  // though the virtual clock stood still. It ends waits the fake cannot judge: a rank blocked
+  // where the fake cannot see (the user's own mutex or join; tests may mark such waits with
+  // fakecuda::ScopedBlocked), a rank busy for longer than this, and a rank that has not yet
+  // called ncclCommInitRank (the fake cannot know which thread it will be, so a missing rank at
+  // initialization is reported only by this backstop). Must be > 0.
+  std::uint64_t wall_timeout_ms = 120000;
 };
 
 // Counts of live fakenccl objects, for leak reports.
@@ -112,7 +131,7 @@ struct NcclInventory {
 class FakeNccl {
  public:
   // Returns null and sets *error (when given) when the options are invalid (version <= 0,
-  // timeout_ticks == 0).
+  // timeout_ticks == 0, wall_timeout_ms == 0).
   static std::unique_ptr<FakeNccl> Create(NcclOptions options = {}, std::string* error = nullptr);
   ~FakeNccl();
   FakeNccl(const FakeNccl&) = delete;             // installed by address; holds a mutex
@@ -141,8 +160,8 @@ class FakeNccl {
   const std::uint64_t serial_;
   NcclFaultInjector faults_;
   std::shared_ptr<internal::Engine> engine_;
-  std::mutex mutex_;
-  std::mt19937_64 random_;  // guarded by mutex_
+  cuhal::Mutex mutex_;
+  std::mt19937_64 random_ CUHAL_GUARDED_BY(mutex_);
 };
 
 // The process-wide FakeNccl that the C entry points (ncclGetVersion, ...) serve; null when none.

@@ -118,17 +118,17 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
 
 void NcclFaultInjector::ClearRules() {
   CallFaults::ClearRules();
-  std::lock_guard<std::mutex> lock(deaths_mu_);
+  cuhal::MutexLock lock(deaths_mu_);
   deaths_.clear();
 }
 
 void NcclFaultInjector::AddRankDeath(RankDeathRule rule) {
-  std::lock_guard<std::mutex> lock(deaths_mu_);
+  cuhal::MutexLock lock(deaths_mu_);
   deaths_.push_back(rule);
 }
 
 bool NcclFaultInjector::ShouldDie(int rank, int nranks, std::uint64_t call) const {
-  std::lock_guard<std::mutex> lock(deaths_mu_);
+  cuhal::MutexLock lock(deaths_mu_);
   for (const RankDeathRule& d : deaths_) {
     if (d.rank == rank && d.nth == call && (d.nranks == 0 || d.nranks == nranks)) return true;
   }

@@ -7,11 +7,11 @@
 #include <nccl.h>
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "fakecuda/call_faults.h"
 
 namespace fakenccl {
@@ -54,8 +54,8 @@ class NcclFaultInjector : public fakecuda::CallFaults<NcclFaultRule, ncclSuccess
   bool ShouldDie(int rank, int nranks, std::uint64_t call) const;
 
  private:
-  mutable std::mutex deaths_mu_;
-  std::vector<RankDeathRule> deaths_;  // guarded by deaths_mu_
+  mutable cuhal::Mutex deaths_mu_;
+  std::vector<RankDeathRule> deaths_ CUHAL_GUARDED_BY(deaths_mu_);
 };
 
 // nccl.h's enumerator spelling ("ncclInvalidArgument"), or "ncclResult_t(<n>)".

@@ -25,16 +25,7 @@ constexpr std::size_t kElements = 1024;
 // `count` fake H200s with distinct PCI bus ids and UUIDs (one per rank).
 fakecuda::DriverOptions Devices(int count) {
   fakecuda::DriverOptions options;
-  for (int i = 0; i < count; ++i) {
-    fakecuda::DeviceProfile profile = fakecuda::BuiltinH200Profile();
-    if (i > 0) {
-      char bus[32];
-      std::snprintf(bus, sizeof(bus), "0000:%02x:00.0", (0x18 + 0x10 * i) & 0xFF);
-      profile.pci_bus_id = bus;
-      profile.uuid[15] = static_cast<unsigned char>(profile.uuid[15] + i);
-    }
-    options.devices.push_back(std::move(profile));
-  }
+  options.devices = fakecuda::DistinctDevices(fakecuda::BuiltinH200Profile(), count);
   return options;
 }
 
@@ -121,9 +112,12 @@ std::vector<SweepScenario> ChannelScenarios() {
   all_reduce.run_with_nccl = &FourRanksAllReduce;
   all_reduce.calling_thread_only = true;
   all_reduce.driver_options = Devices(kRanks);
-  // Bounds how long the other ranks wait for a rank 0 that failed after the id exchange (its
-  // ncclCommInitRank or its all-reduce never comes): virtual ticks, a few seconds at most.
-  all_reduce.nccl_options.timeout_ticks = 1000;
+  // A rank 0 whose all-reduce never comes is found at once on the virtual clock (the other ranks
+  // block in their synchronizations while rank 0 blocks in its own or destroys its channel). A
+  // rank 0 whose ncclCommInitRank failed never joins the rendezvous, which the fake cannot tell
+  // from a rank on its way: the wall-clock backstop ends the others' initialization (generous
+  // for ranks that start together; a sweep run pays it once per such failure).
+  all_reduce.nccl_options.wall_timeout_ms = 1000;
   all_reduce.cleanup_calls = DeviceCleanupCalls();
   // A failed ncclCommDestroy is reported and the communicator aborted instead (nothing leaks).
   all_reduce.cleanup_calls["ncclCommDestroy"] = {};

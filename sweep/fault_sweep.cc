@@ -5,23 +5,24 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
 
+#include "core/base/env.h"
+#include "core/base/mutex.h"
 #include "core/symbols/api_status.h"
 
 namespace cuhal::sweep {
 namespace {
 
 // ReportDroppedStatus goes through a plain function pointer, so the capture target is global.
-std::mutex g_dropped_mu;
-std::vector<Status>* g_dropped = nullptr;  // guarded by g_dropped_mu
+Mutex g_dropped_mu;
+std::vector<Status>* g_dropped CUHAL_GUARDED_BY(g_dropped_mu) = nullptr;
 
 void CaptureDropped(const Status& status) {
-  std::lock_guard<std::mutex> lock(g_dropped_mu);
+  MutexLock lock(g_dropped_mu);
   if (g_dropped != nullptr) g_dropped->push_back(status);
 }
 
@@ -30,14 +31,14 @@ class DroppedCapture {
  public:
   explicit DroppedCapture(std::vector<Status>* sink) {
     {
-      std::lock_guard<std::mutex> lock(g_dropped_mu);
+      MutexLock lock(g_dropped_mu);
       g_dropped = sink;
     }
     previous_ = SetDroppedStatusHandler(&CaptureDropped);
   }
   ~DroppedCapture() {
     SetDroppedStatusHandler(previous_);
-    std::lock_guard<std::mutex> lock(g_dropped_mu);
+    MutexLock lock(g_dropped_mu);
     g_dropped = nullptr;
   }
   DroppedCapture(const DroppedCapture&) = delete;             // restores the handler once
@@ -80,10 +81,8 @@ bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed)
          live.modules <= allowed.modules;
 }
 
-bool Verbose() {
-  const char* value = std::getenv("CUHAL_SWEEP_VERBOSE");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
+// CUHAL_SWEEP_VERBOSE (a boolean, default off).
+StatusOr<bool> Verbose() { return env::ReadBool("CUHAL_SWEEP_VERBOSE", false); }
 
 struct RunResult {
   Status status;
@@ -110,6 +109,11 @@ RunResult RunOnce(const SweepScenario& scenario, const fakecuda::FaultRule* rule
   std::optional<std::thread::id> only;
   if (scenario.calling_thread_only) only = self;
   fakecuda::ScopedDriver driver(scenario.driver_options);
+  if (!driver.ok()) {
+    result.status = InvalidArgumentError(
+        StrCat("the scenario's fakecuda::DriverOptions are invalid: ", driver.error()));
+    return result;
+  }
   CudaApi api;
   fakecuda::FillCudaApi(&api);
   driver->faults().EnableCallLog(true);
@@ -232,7 +236,12 @@ std::string SweepReport::Problems(std::size_t limit) const {
 SweepReport RunFaultSweep(const SweepScenario& scenario, const SweepProgress& progress) {
   SweepReport report;
   report.scenario = scenario.name;
-  const bool verbose = Verbose();
+  StatusOr<bool> verbose_or = Verbose();
+  if (!verbose_or.ok()) {  // an invalid configuration: no sweep at all
+    report.problems.push_back(verbose_or.status().message());
+    return report;
+  }
+  const bool verbose = *verbose_or;
 
   RunResult counting = RunOnce(scenario, nullptr);
   report.cuda_calls = counting.calls;

@@ -148,7 +148,8 @@ using SweepProgress = std::function<void(std::uint64_t done, std::uint64_t total
 
 // Runs the sweep (see the top of this file). Installs fakecuda drivers (one at a time) and a
 // dropped-status handler for its duration: do not run two sweeps at once in one process.
-// Set CUHAL_SWEEP_VERBOSE=1 to print every run's injected call and returned status. `progress`,
+// Set CUHAL_SWEEP_VERBOSE=1 (a boolean) to print every run's injected call and returned status;
+// an invalid value is the report's one problem, and nothing runs. `progress`,
 // when set, is told how far the sweep has got (for progress bars).
 SweepReport RunFaultSweep(const SweepScenario& scenario, const SweepProgress& progress = {});
 

@@ -61,10 +61,33 @@ std::source_location Status::location() const noexcept {
   return state_ ? state_->location : std::source_location();
 }
 
+std::string_view RepositoryRelativePath(std::string_view path) noexcept {
+#ifdef CUHAL_SOURCE_ROOT
+  constexpr std::string_view kRoot = CUHAL_SOURCE_ROOT;
+  if (!kRoot.empty() && path.substr(0, kRoot.size()) == kRoot) {
+    path.remove_prefix(kRoot.size());
+    while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  }
+#endif
+  while (true) {
+    if (path.substr(0, 2) == "./") {
+      path.remove_prefix(2);
+    } else if (path.substr(0, 3) == "../") {
+      path.remove_prefix(3);
+    } else {
+      return path;
+    }
+  }
+}
+
+std::string_view Status::file() const noexcept {
+  return state_ ? RepositoryRelativePath(state_->location.file_name()) : std::string_view();
+}
+
 std::string Status::ToString() const {
   if (!state_) return "OK";
-  return StrCat(StatusCodeName(state_->code), ": ", message(), " [", state_->location.file_name(),
-                ":", state_->location.line(), "]");
+  return StrCat(StatusCodeName(state_->code), ": ", message(), " [", file(), ":",
+                state_->location.line(), "]");
 }
 
 Status& Status::AddContext(std::string context) & {

@@ -71,7 +71,11 @@ class [[nodiscard]] Status {
   [[nodiscard]] std::string message() const;
   // Where the error was made (meaningless when OK).
   [[nodiscard]] std::source_location location() const noexcept;
-  // "CODE: message [file:line]" or "OK".
+  // The file of location(), relative to the repository ("core/device/device.cc"): the build's
+  // source root (CUHAL_SOURCE_ROOT) and any leading "./" or "../" are stripped, so a message never
+  // shows the build machine's absolute path ("" when OK).
+  [[nodiscard]] std::string_view file() const noexcept;
+  // "CODE: message [file:line]" (file as file()) or "OK".
   [[nodiscard]] std::string ToString() const;
 
   // Adds an outer context frame ("creating device 0"). No effect on OK.
@@ -98,6 +102,9 @@ class [[nodiscard]] Status {
 std::ostream& operator<<(std::ostream& os, const Status& status);
 
 inline Status OkStatus() { return Status(); }
+
+// `path` relative to the repository: see Status::file().
+[[nodiscard]] std::string_view RepositoryRelativePath(std::string_view path) noexcept;
 
 // Concatenates anything streamable: StrCat("device ", 3, ": ", name).
 template <typename... Args>

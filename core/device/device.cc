@@ -68,6 +68,12 @@ Status Device::CreateResources() {
     CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Queue> queue, Queue::Create(api_, context_, i));
     queues_.push_back(std::move(queue));
   }
+  scheduler_ = std::make_unique<QueueScheduler>(api_, context_, identifier_,
+                                                params_.event_pool_capacity);
+  for (const std::unique_ptr<Queue>& queue : queues_) {
+    queue->device_ = this;
+    queue->scheduler_ = scheduler_.get();
+  }
   if (params_.async_allocations && info_.memory_pools_supported) {
     CUHAL_ASSIGN_OR_RETURN(pools_,
                            MemoryPools::Create(api_, info_.device, params_.device_local_pool,
@@ -88,6 +94,7 @@ void Device::DestroyResources() noexcept {
     ReportDroppedStatus(pools_->device_local().Destroy().AddContext(context));
     pools_.reset();
   }
+  scheduler_.reset();  // joins the worker (if still running); destroys the pooled events
   while (!queues_.empty()) queues_.pop_back();  // the last queue's stream first
 }
 
@@ -102,6 +109,8 @@ Device::~Device() {
         StrCat(context, ": ", live,
                " channel(s) are still alive; channels must be destroyed before their device")));
   }
+  // Deferred queue operations fail now (see the class comment); issued ones are waited for below.
+  if (scheduler_) scheduler_->BeginShutdown();
   if (allocator_ || pools_ || !queues_.empty()) {
     StatusOr<ContextScope> scope = ContextScope::Enter(api_, context_);
     if (!scope.ok()) {
@@ -118,11 +127,23 @@ Device::~Device() {
     for (const std::unique_ptr<Queue>& queue : queues_) {
       ReportDroppedStatus(queue->Synchronize().AddContext(context));
     }
+    // Every host function has run: the worker retires what was issued, then exits.
+    if (scheduler_) scheduler_->FinishShutdown();
     DestroyResources();
     if (scope.ok()) ReportDroppedStatus(scope->Exit().AddContext(context));
   }
   ReportDroppedStatus(
       primary_.Reset().AddContext("releasing primary context").AddContext(context));
+}
+
+StatusOr<std::shared_ptr<Semaphore>> Device::CreateSemaphore(std::uint64_t initial_value) {
+  const std::uint64_t n = semaphores_made_.fetch_add(1, std::memory_order_relaxed) + 1;
+  return Semaphore::Create(initial_value, StrCat("semaphore ", n, " of ", identifier_));
+}
+
+StatusOr<Event> Device::CreateEvent() {
+  CUHAL_ASSIGN_OR_RETURN(Event event, Event::Create(api_, context_), "device ", identifier_);
+  return event;
 }
 
 Status Device::ReplaceAllocator(std::unique_ptr<Allocator> allocator) {

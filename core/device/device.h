@@ -20,9 +20,12 @@
 #include "core/channel/channel_provider.h"
 #include "core/device/device_params.h"
 #include "core/device/queue.h"
+#include "core/device/queue_scheduler.h"
 #include "core/driver/driver.h"
 #include "core/memory/allocator.h"
 #include "core/memory/memory_pool.h"
+#include "core/semaphore/event.h"
+#include "core/semaphore/semaphore.h"
 #include "core/symbols/cuda_api.h"
 #include "core/symbols/driver_handles.h"
 #include "core/symbols/nccl_api.h"
@@ -45,9 +48,20 @@ struct ProfilingOptions {
 // device-local and other pools and set their release thresholds; create the allocator; pop the
 // context (the caller's current context is restored). If any step fails, exactly the steps done
 // so far are undone, in reverse order, before Create returns the error (the pop comes after the
-// undoing, so the undoing runs in the device's context). Destruction undoes creation in reverse
-// order: wait for the queues, destroy the allocator, the pools (other, then device-local), the
-// streams (last queue first), then release the primary context.
+// undoing, so the undoing runs in the device's context). The queue scheduler (the worker thread
+// behind the queue operations, and the event pool) is made right after the queues; it makes no
+// driver call until it is used. Destruction undoes creation in reverse order: stop the queue
+// scheduler (below), wait for the queues, destroy the allocator, the pools (other, then
+// device-local), the streams (last queue first), then release the primary context.
+//
+// Destruction with queue operations pending (the teardown policy): operations already issued to
+// a stream are WAITED FOR (the queues are synchronized, as for any stream work; the worker then
+// retires them and signals their semaphores); operations still DEFERRED (waiting for a value
+// nothing submitted will signal) are FAILED: each fails its signal semaphores with ABORTED,
+// naming the device and what it waited for, and releases what it held (a Dealloca's buffer is
+// freed). New submissions during destruction are FAILED_PRECONDITION. Then the worker is joined
+// and the event pool's events destroyed: nothing is leaked and no thread outlives the Device.
+// Semaphores may outlive their Device (they are host-only afterwards); buffers may not.
 //
 // Ownership: the caller owns the Device (unique_ptr). It borrows the tables (they must outlive
 // it; the Driver object itself need not). It owns its queues, pools and allocator and shares its
@@ -133,6 +147,16 @@ class Device {
   // Every error is under "creating channel on device <identifier>".
   [[nodiscard]] StatusOr<std::unique_ptr<Channel>> CreateChannel(const ChannelParams& params = {});
 
+  // A timeline semaphore at `initial_value`, named "semaphore <n> of <identifier>" in messages.
+  // No driver call; it may be used with every queue of this device (and waited on by the host
+  // and by other devices' queues, which then wait through the host).
+  [[nodiscard]] StatusOr<std::shared_ptr<Semaphore>> CreateSemaphore(
+      std::uint64_t initial_value = 0);
+  // A HAL event in the device's context (cuEventCreate). Destroy it before the device.
+  [[nodiscard]] StatusOr<Event> CreateEvent();
+  // The scheduler behind the queue operations (for tests and benchmarks: counts, event pool).
+  [[nodiscard]] QueueScheduler& queue_scheduler() const noexcept { return *scheduler_; }
+
   // The memory pools, or null when async allocations are off or unsupported.
   [[nodiscard]] MemoryPools* pools() const noexcept { return pools_.get(); }
   // Both pools' statistics. FAILED_PRECONDITION when the device has no pools.
@@ -190,6 +214,8 @@ class Device {
   PrimaryContextHandle primary_;  // the retain; released last
   CUcontext context_ = nullptr;
   std::vector<std::unique_ptr<Queue>> queues_;
+  std::unique_ptr<QueueScheduler> scheduler_;  // after the queues: destroyed before them
+  std::atomic<std::uint64_t> semaphores_made_{0};
   std::unique_ptr<MemoryPools> pools_;
   std::unique_ptr<Allocator> allocator_;
 

@@ -16,10 +16,6 @@ Status CheckPool(const MemoryPoolParams& pool, const char* field) {
 }  // namespace
 
 Status DeviceParams::Validate() const {
-  if (arena_block_size < kMinArenaBlockSize) {
-    return InvalidArgumentError(StrCat("DeviceParams.arena_block_size must be >= ",
-                                       kMinArenaBlockSize, ", got ", arena_block_size));
-  }
   if (queue_count < 1 || queue_count > kMaxQueueCount) {
     return InvalidArgumentError(StrCat("DeviceParams.queue_count must be in [1, ", kMaxQueueCount,
                                        "], got ", queue_count));

@@ -16,13 +16,10 @@ namespace cuhal {
 // read from several threads); Validate() before use (Device::Create does). Nothing here touches a
 // stream. Defaults follow IREE's CUDA device where it has one.
 struct DeviceParams {
-  static constexpr std::size_t kMinArenaBlockSize = 4096;
   // Queue affinities are 64-bit masks (one bit per queue).
   static constexpr int kMaxQueueCount = 64;
   static constexpr std::size_t kMaxEventPoolCapacity = std::size_t{1} << 20;
 
-  // Block size of the arenas that command buffers record into (next issues). >= 4096.
-  std::size_t arena_block_size = 32 * 1024;
   // Number of queues, each with its own non-blocking stream. In [1, 64].
   int queue_count = 1;
   // Use the stream-ordered allocator: create the device's two memory pools (when the device
@@ -36,8 +33,10 @@ struct DeviceParams {
   // The other pool (staging, external) gives memory back at each synchronization (the driver's
   // default threshold, 0).
   MemoryPoolParams other_pool{.minimum_capacity = 0, .release_threshold = 0};
-  // How many CUevents the device keeps ready for semaphores and queue synchronization (next
-  // issues). In [0, 2^20].
+  // How many CUevents the device's event pool keeps ready for ordering queue operations
+  // device-side (timepoints). Events are created on first use; one given back while the pool
+  // holds this many is destroyed. 0 keeps none (every timepoint creates and destroys its event).
+  // In [0, 2^20].
   std::size_t event_pool_capacity = 32;
 
   // OK, or INVALID_ARGUMENT naming the first bad field and its value, e.g.

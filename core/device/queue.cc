@@ -3,8 +3,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "core/device/device.h"
+#include "core/device/queue_scheduler.h"
 #include "core/driver/context_scope.h"
 #include "core/symbols/api_status.h"
 
@@ -46,32 +50,34 @@ Status Queue::Fill(Buffer& target, std::size_t offset, std::size_t length, const
                                        static_cast<std::uint64_t>(address), std::dec,
                                        " is not aligned to the pattern length ", pattern_length));
   }
+  std::uint32_t value = 0;
+  std::memcpy(&value, pattern, pattern_length);
+  return FillRange(address, length, value, pattern_length);
+}
+
+Status Queue::FillRange(CUdeviceptr address, std::size_t length, std::uint32_t value,
+                        std::size_t pattern_length) {
+  const std::string what = StrCat("queue ", index_, ": filling ", length, " bytes");
   if (length == 0) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
   const std::size_t count = length / pattern_length;
   switch (pattern_length) {
-    case 1: {
-      unsigned char value;
-      std::memcpy(&value, pattern, 1);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD8Async, address, value, count, stream_.get()), what);
+    case 1:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD8Async, address,
+                                     static_cast<unsigned char>(value), count, stream_.get()),
+                            what);
       break;
-    }
-    case 2: {
-      unsigned short value;
-      std::memcpy(&value, pattern, 2);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD16Async, address, value, count, stream_.get()), what);
+    case 2:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD16Async, address,
+                                     static_cast<unsigned short>(value), count, stream_.get()),
+                            what);
       break;
-    }
-    default: {
-      unsigned int value;
-      std::memcpy(&value, pattern, 4);
-      CUHAL_RETURN_IF_ERROR(
-          CUHAL_CU(api_, cuMemsetD32Async, address, value, count, stream_.get()), what);
+    default:
+      CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD32Async, address,
+                                     static_cast<unsigned int>(value), count, stream_.get()),
+                            what);
       break;
-    }
   }
   return scope.Exit().AddContext(what);
 }
@@ -87,11 +93,16 @@ Status Queue::Copy(const Buffer& source, std::size_t source_offset, Buffer& targ
                                        ") and target [", target_offset,
                                        ", +", length, ") overlap in one buffer"));
   }
+  return CopyRange(source.device_ptr() + source_offset, target.device_ptr() + target_offset,
+                   length);
+}
+
+Status Queue::CopyRange(CUdeviceptr source, CUdeviceptr target, std::size_t length) {
+  const std::string what = StrCat("queue ", index_, ": copying ", length, " bytes");
   if (length == 0) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target.device_ptr() + target_offset,
-                                 source.device_ptr() + source_offset, length, stream_.get()),
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target, source, length, stream_.get()),
                         what);
   return scope.Exit().AddContext(what);
 }
@@ -100,25 +111,34 @@ Status Queue::Write(std::span<const std::byte> source, Buffer& target,
                     std::size_t target_offset) {
   const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
   CUHAL_RETURN_IF_ERROR(target.CheckRange(target_offset, source.size(), what));
+  return WriteRange(source, target.device_ptr() + target_offset);
+}
+
+Status Queue::WriteRange(std::span<const std::byte> source, CUdeviceptr target) {
+  const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
   if (source.empty()) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyHtoDAsync, target.device_ptr() + target_offset,
-                                 source.data(), source.size(), stream_.get()),
-                        what);
+  CUHAL_RETURN_IF_ERROR(
+      CUHAL_CU(api_, cuMemcpyHtoDAsync, target, source.data(), source.size(), stream_.get()),
+      what);
   return scope.Exit().AddContext(what);
 }
 
 Status Queue::Read(const Buffer& source, std::size_t source_offset, std::span<std::byte> target) {
   const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
   CUHAL_RETURN_IF_ERROR(source.CheckRange(source_offset, target.size(), what));
+  return ReadRange(source.device_ptr() + source_offset, target);
+}
+
+Status Queue::ReadRange(CUdeviceptr source, std::span<std::byte> target) {
+  const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
   if (target.empty()) return OkStatus();
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
                          kEnterContext);
-  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(),
-                                 source.device_ptr() + source_offset, target.size(),
-                                 stream_.get()),
-                        what);
+  CUHAL_RETURN_IF_ERROR(
+      CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(), source, target.size(), stream_.get()),
+      what);
   return scope.Exit().AddContext(what);
 }
 
@@ -134,6 +154,107 @@ StatusOr<bool> Queue::IsIdle() {
   if (result == CUDA_ERROR_NOT_READY) return false;
   return CudaResultToStatus(api_, result, "cuStreamQuery")
       .AddContext(StrCat("querying queue ", index_));
+}
+
+Status Queue::RequireScheduler(const std::string& what) const {
+  if (scheduler_ == nullptr || device_ == nullptr) {
+    return FailedPreconditionError(
+        StrCat(what, ": queue operations need a queue made by a Device (Device::queue)"));
+  }
+  return OkStatus();
+}
+
+namespace {
+
+std::unique_ptr<QueueAction> NewAction(std::string what, Queue* queue, SemaphoreList waits,
+                                       SemaphoreList signals) {
+  auto action = std::make_unique<QueueAction>();
+  action->what = std::move(what);
+  action->queue = queue;
+  action->waits.assign(waits.begin(), waits.end());
+  action->signals.assign(signals.begin(), signals.end());
+  return action;
+}
+
+}  // namespace
+
+StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, MemoryPoolKind pool,
+                               const BufferParams& params, std::size_t size) {
+  const std::string what = StrCat("queue ", index_, ": alloca of ", size, " bytes from the ",
+                                  MemoryPoolKindName(pool));
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  if (params.heap != MemoryHeap::kDeviceLocal) {
+    return InvalidArgumentError(StrCat(what, ": queue-ordered buffers are device-local, not ",
+                                       MemoryHeapName(params.heap)));
+  }
+  Allocator& allocator = device_->allocator();
+  const bool ordered = device_->pools() != nullptr;
+  BufferParams p = params;
+  Buffer result;
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  if (ordered) {
+    p.pool = pool;
+    action->work_at_submit = true;
+    action->work = [&result, &allocator, p, size](QueueAction& a) -> Status {
+      CUHAL_ASSIGN_OR_RETURN(result, allocator.AllocateOnStream(p, size, a.queue->stream()));
+      return OkStatus();
+    };
+  } else {
+    p.pool = std::nullopt;
+    CUHAL_ASSIGN_OR_RETURN(result, allocator.Allocate(p, size), what);
+  }
+  Status submitted = scheduler_->Submit(std::move(action));
+  if (!submitted.ok()) {
+    if (result) {
+      Status freed = ordered ? allocator.ReleaseOnStream(result, stream_.get()) : result.Reset();
+      ReportDroppedStatus(freed.AddContext(StrCat(what, ": giving the buffer back")));
+      ReportDroppedStatus(result.Reset());
+    }
+    return submitted;
+  }
+  return result;
+}
+
+Status Queue::Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer) {
+  const std::string what =
+      StrCat("queue ", index_, ": dealloca of a ", buffer.size(), "-byte buffer");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  if (!buffer) return InvalidArgumentError(StrCat(what, ": the buffer is empty"));
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  Allocator* allocator = &device_->allocator();
+  const bool ordered =
+      buffer.allocator() == allocator && buffer.pool().has_value() && device_->pools() != nullptr;
+  action->hold = std::move(buffer);
+  if (ordered) {
+    action->work = [allocator](QueueAction& a) {
+      return allocator->ReleaseOnStream(a.hold, a.queue->stream());
+    };
+  }
+  return scheduler_->Submit(std::move(action));
+}
+
+Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch work) {
+  const std::string what =
+      StrCat("queue ", index_, ": execute (", work.size(), " transfer command(s))");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  if (!work.empty()) {
+    auto batch = std::make_shared<TransferBatch>(std::move(work));
+    action->work = [batch](QueueAction& a) { return batch->Run(*a.queue); };
+  }
+  return scheduler_->Submit(std::move(action));
+}
+
+Status Queue::Barrier(SemaphoreList waits, SemaphoreList signals) {
+  const std::string what = StrCat("queue ", index_, ": barrier");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  return scheduler_->Submit(NewAction(what, this, waits, signals));
+}
+
+Status Queue::Flush() {
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(StrCat("queue ", index_, ": flush")));
+  scheduler_->Flush();
+  return OkStatus();
 }
 
 }  // namespace cuhal

@@ -8,6 +8,7 @@
 #include <span>
 #include <utility>
 
+#include "core/base/uuid.h"
 #include "core/symbols/api_status.h"
 
 namespace cuhal {
@@ -34,15 +35,9 @@ Status QueryAttribute(const CudaApi* api, CUdevice device, CUdevice_attribute at
 }  // namespace
 
 std::string FormatDeviceUuid(const CUuuid& uuid) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xF];
-  }
-  return out;
+  std::array<unsigned char, 16> bytes;
+  std::memcpy(bytes.data(), uuid.bytes, bytes.size());
+  return FormatGpuUuid(bytes);
 }
 
 StatusOr<std::string> CanonicalDeviceUuid(std::string_view text) {

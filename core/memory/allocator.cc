@@ -2,6 +2,7 @@
 #include "core/memory/allocator.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace cuhal {
 namespace {
@@ -99,6 +100,51 @@ AllocatorStatistics Allocator::Statistics() const {
 std::uint64_t Allocator::live_buffers() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_.buffers_current();
+}
+
+StatusOr<Buffer> Allocator::AllocateOnStream(const BufferParams& params, std::size_t size,
+                                             CUstream stream) {
+  const std::string context = StrCat("allocating ", Describe(params, size), " in stream order");
+  if (!params.pool) {
+    return InvalidArgumentError(StrCat(context, ": stream-ordered buffers come from a pool"));
+  }
+  BufferCompatibility compatibility = QueryCompatibility(params, size);
+  if (!compatibility.allocatable) {
+    return Status(compatibility.refusal_code, StrCat(context, ": ", compatibility.refusal));
+  }
+  CUHAL_ASSIGN_OR_RETURN(Allocation allocation, DoAllocateOnStream(params, size, stream),
+                         context);
+  Record(allocation);
+  return Buffer(this, allocation);
+}
+
+Status Allocator::ReleaseOnStream(Buffer& buffer, CUstream stream) {
+  const std::string context = StrCat("freeing a ", buffer.size(), "-byte buffer in stream order");
+  if (!buffer) return InvalidArgumentError(StrCat(context, ": the buffer is empty"));
+  if (buffer.allocator_ != this) {
+    return InvalidArgumentError(StrCat(context, ": another allocator made it"));
+  }
+  if (!buffer.allocation_.pool) {
+    return InvalidArgumentError(StrCat(context, ": it is not a pool buffer"));
+  }
+  CUHAL_RETURN_IF_ERROR(DoReleaseOnStream(buffer.allocation_, stream), context);
+  const Allocation allocation = std::exchange(buffer.allocation_, Allocation{});
+  buffer.allocator_ = nullptr;
+  buffer.map_count_ = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  HeapStatistics& h = stats_.heaps[static_cast<std::size_t>(allocation.heap)];
+  h.bytes_current -= std::min<std::uint64_t>(h.bytes_current, allocation.size);
+  if (h.buffers_current > 0) --h.buffers_current;
+  ++h.frees_total;
+  return OkStatus();
+}
+
+StatusOr<Allocation> Allocator::DoAllocateOnStream(const BufferParams&, std::size_t, CUstream) {
+  return UnimplementedError("this allocator has no stream-ordered allocation");
+}
+
+Status Allocator::DoReleaseOnStream(const Allocation&, CUstream) {
+  return UnimplementedError("this allocator has no stream-ordered free");
 }
 
 Status Allocator::Trim() { return DoTrim().AddContext("trimming the allocator"); }

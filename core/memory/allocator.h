@@ -4,6 +4,8 @@
 #ifndef CUHAL_CORE_MEMORY_ALLOCATOR_H_
 #define CUHAL_CORE_MEMORY_ALLOCATOR_H_
 
+#include <cuda.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +82,20 @@ class Allocator {
   // Returns cached memory the allocator holds (if any) to the driver.
   [[nodiscard]] Status Trim();
 
+  // Stream-ordered allocation, for queue-ordered Alloca/Dealloca (core/device/queue.h): a pool
+  // buffer (params.pool set) whose memory is valid on `stream` from this call's point in the
+  // stream's order on, and on other streams once they wait for that point (cuMemAllocFromPoolAsync;
+  // nothing waits on the host). The caller makes the allocator's context current or not (the
+  // allocator enters it). UNIMPLEMENTED when the allocator has no stream-ordered path (the
+  // default); otherwise as Allocate.
+  [[nodiscard]] StatusOr<Buffer> AllocateOnStream(const BufferParams& params, std::size_t size,
+                                                  CUstream stream);
+  // Frees `buffer` (made by this allocator, a pool buffer) in `stream`'s order (cuMemFreeAsync):
+  // the memory stays valid for work enqueued on `stream` before this call. On success `buffer` is
+  // empty; on failure it is left as it was (still owned by the caller). UNIMPLEMENTED by default;
+  // INVALID_ARGUMENT for an empty buffer, one of another allocator, or one not from a pool.
+  [[nodiscard]] Status ReleaseOnStream(Buffer& buffer, CUstream stream);
+
  protected:
   Allocator() = default;
 
@@ -97,6 +113,9 @@ class Allocator {
                                         std::size_t size) = 0;
   virtual Status DoRelease(const Allocation& allocation) noexcept = 0;
   virtual Status DoTrim() { return OkStatus(); }
+  virtual StatusOr<Allocation> DoAllocateOnStream(const BufferParams& params, std::size_t size,
+                                                  CUstream stream);
+  virtual Status DoReleaseOnStream(const Allocation& allocation, CUstream stream);
 
   mutable std::mutex mu_;
   AllocatorStatistics stats_;  // guarded by mu_

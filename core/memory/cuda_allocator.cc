@@ -224,6 +224,36 @@ Status CudaAllocator::DoRelease(const Allocation& allocation) noexcept {
   return FirstError(std::move(entered), std::move(freed), std::move(exited));
 }
 
+StatusOr<Allocation> CudaAllocator::DoAllocateOnStream(const BufferParams& params,
+                                                       std::size_t size, CUstream stream) {
+  if (pools_ == nullptr || !params.pool || params.heap != MemoryHeap::kDeviceLocal) {
+    return FailedPreconditionError("stream-ordered allocation needs the device's memory pools");
+  }
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), kEnterContext);
+  CUdeviceptr ptr = 0;
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemAllocFromPoolAsync, &ptr, size,
+                                 pools_->pool(*params.pool).handle(), stream));
+  Allocation allocation;
+  allocation.heap = MemoryHeap::kDeviceLocal;
+  allocation.pool = params.pool;
+  allocation.device_ptr = ptr;
+  allocation.size = size;
+  if (Status exited = scope.Exit(); !exited.ok()) {
+    ReportDroppedStatus(CUHAL_CU(api_, cuMemFreeAsync, ptr, stream)
+                            .AddContext("giving back a stream-ordered pool allocation"));
+    return exited;
+  }
+  return allocation;
+}
+
+Status CudaAllocator::DoReleaseOnStream(const Allocation& allocation, CUstream stream) {
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), kEnterContext);
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemFreeAsync, allocation.device_ptr, stream));
+  // The memory is freed: the buffer must be emptied whatever the pop says.
+  ReportDroppedStatus(scope.Exit().AddContext("after a stream-ordered free"));
+  return OkStatus();
+}
+
 Status CudaAllocator::DoTrim() {
   if (!stream_) return OkStatus();
   return CUHAL_CU(api_, cuStreamSynchronize, stream_.get())

@@ -70,6 +70,10 @@ class CudaAllocator final : public Allocator {
   // Synchronizes the allocation stream, so that the pools may give back what it freed.
   Status DoTrim() override;
 
+  StatusOr<Allocation> DoAllocateOnStream(const BufferParams& params, std::size_t size,
+                                          CUstream stream) override;
+  Status DoReleaseOnStream(const Allocation& allocation, CUstream stream) override;
+
   StatusOr<Allocation> AllocateFromPool(MemoryPoolKind kind, std::size_t size);
   Status FreeToPool(CUdeviceptr ptr) noexcept;
 

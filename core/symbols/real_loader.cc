@@ -2,12 +2,14 @@
 #include "core/symbols/real_loader.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 #include <utility>
 
+#include "core/base/env.h"
 #include "core/symbols/api_status.h"
 
 namespace cuhal {
@@ -145,8 +147,9 @@ Status MissingRequiredError(const std::string& label,
 std::string ResolveLibraryPath(std::string_view requested, const char* env_var,
                                const char* default_name) {
   if (!requested.empty()) return std::string(requested);
-  const char* from_env = env_var != nullptr ? std::getenv(env_var) : nullptr;
-  if (from_env != nullptr && from_env[0] != '\0') return from_env;
+  if (env_var != nullptr) {
+    if (std::optional<std::string> from_env = env::ReadString(env_var)) return *from_env;
+  }
   return default_name;
 }
 

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
+#include <cstdint>
+#include <limits>
+#include <optional>
 
 #include "fakecuda/kernel_registry.h"
 
@@ -24,40 +26,12 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
-bool ParseCount(std::string_view s, unsigned long long max, unsigned long long* out) {
-  if (s.empty() || s.size() > 19) return false;
-  unsigned long long v = 0;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    v = v * 10 + static_cast<unsigned long long>(c - '0');
-  }
-  if (v > max) return false;
-  *out = v;
+// A decimal count in [0, max] (core/base/env.h's integer rules); false when `s` is not one.
+bool ParseCount(std::string_view s, std::uint64_t max, std::uint64_t* out) {
+  cuhal::StatusOr<std::uint64_t> count = cuhal::env::ParseUnsigned("count", s, 0, max);
+  if (!count.ok()) return false;
+  *out = *count;
   return true;
-}
-
-// Gives device i a UUID and PCI bus id distinct from every earlier device's.
-void MakeDistinct(std::vector<DeviceProfile>* devices) {
-  for (size_t i = 1; i < devices->size(); ++i) {
-    DeviceProfile& d = (*devices)[i];
-    auto clash = [&] {
-      for (size_t j = 0; j < i; ++j) {
-        if ((*devices)[j].uuid == d.uuid) return true;
-      }
-      return false;
-    };
-    while (clash()) {
-      for (int b = 15; b >= 0 && ++d.uuid[static_cast<size_t>(b)] == 0; --b) {
-      }
-      // "DDDD:BB:dd.f": the next bus.
-      unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-      if (std::sscanf(d.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
-        char text[32];
-        std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus + 1) & 0xFF, dev, fn);
-        d.pci_bus_id = text;
-      }
-    }
-  }
 }
 
 }  // namespace
@@ -74,7 +48,7 @@ bool ParseDevicesSpec(std::string_view spec, std::vector<DeviceProfile>* devices
       return false;
     };
     if (item.empty()) return fail("empty item");
-    unsigned long long count = 1;
+    std::uint64_t count = 1;
     std::string_view profile = item;
     if (ParseCount(item, 1024, &count)) {
       profile = "H200";  // a bare number: that many H200s
@@ -92,69 +66,67 @@ bool ParseDevicesSpec(std::string_view spec, std::vector<DeviceProfile>* devices
         return fail("not 'H200' and not a readable profile file: " + why);
       }
     }
-    for (unsigned long long i = 0; i < count; ++i) devices->push_back(p);
+    for (std::uint64_t i = 0; i < count; ++i) devices->push_back(p);
   }
   if (devices->size() > 1024) {
     *error = "FAKECUDA_DEVICES: more than 1024 devices";
     return false;
   }
-  MakeDistinct(devices);
+  MakeDevicesDistinct(devices);
   return true;
 }
 
-bool DriverOptionsFromEnvironment(const std::function<const char*(const char*)>& getenv,
-                                  DriverOptions* options, std::string* error) {
+cuhal::Status DriverOptionsFromEnvironment(const cuhal::env::Lookup& lookup,
+                                           DriverOptions* options) {
+  namespace env = cuhal::env;
   *options = DriverOptions();
-  if (const char* v = getenv("FAKECUDA_DEVICES"); v != nullptr && *v != '\0') {
-    if (!ParseDevicesSpec(v, &options->devices, error)) return false;
-  }
-  if (const char* v = getenv("FAKECUDA_POLICY"); v != nullptr && *v != '\0') {
-    if (EqualsIgnoreCase(v, "eager")) {
-      options->policy = SchedulePolicy::kEager;
-    } else if (EqualsIgnoreCase(v, "adversarial")) {
-      options->policy = SchedulePolicy::kAdversarial;
-    } else {
-      *error = std::string("FAKECUDA_POLICY '") + v + "': expected 'eager' or 'adversarial'";
-      return false;
+  if (std::optional<std::string> spec = env::ReadString("FAKECUDA_DEVICES", lookup)) {
+    std::string error;
+    if (!ParseDevicesSpec(*spec, &options->devices, &error)) {
+      return cuhal::InvalidArgumentError(std::move(error));
     }
   }
-  if (const char* v = getenv("FAKECUDA_SEED"); v != nullptr && *v != '\0') {
-    unsigned long long seed = 0;
-    if (!ParseCount(Trim(v), ~0ULL, &seed)) {
-      *error = std::string("FAKECUDA_SEED '") + v + "': expected a decimal integer";
-      return false;
-    }
-    options->seed = seed;
-  }
-  if (const char* v = getenv("FAKECUDA_DRIVER_VERSION"); v != nullptr && *v != '\0') {
-    unsigned long long version = 0;
-    if (!ParseCount(Trim(v), 99999, &version) || version < 1000) {
-      *error = std::string("FAKECUDA_DRIVER_VERSION '") + v + "': expected e.g. 13000";
-      return false;
-    }
-    options->driver_version = static_cast<int>(version);
-  }
-  return true;
+  CUHAL_ASSIGN_OR_RETURN(options->policy,
+                         env::ReadChoice<SchedulePolicy>(
+                             "FAKECUDA_POLICY", options->policy,
+                             {{"eager", SchedulePolicy::kEager},
+                              {"adversarial", SchedulePolicy::kAdversarial}},
+                             lookup));
+  CUHAL_ASSIGN_OR_RETURN(options->seed,
+                         env::ReadUnsigned("FAKECUDA_SEED", options->seed, 0,
+                                           std::numeric_limits<std::uint64_t>::max(), lookup));
+  CUHAL_ASSIGN_OR_RETURN(
+      const std::uint64_t version,
+      env::ReadUnsigned("FAKECUDA_DRIVER_VERSION",
+                        static_cast<std::uint64_t>(options->driver_version), 1000, 99999, lookup));
+  options->driver_version = static_cast<int>(version);
+  return cuhal::OkStatus();
 }
 
-std::unique_ptr<FakeDriver> CreateDriverFromEnvironment(
-    const std::function<const char*(const char*)>& getenv, std::string* error) {
+cuhal::StatusOr<std::unique_ptr<FakeDriver>> CreateDriverFromEnvironment(
+    const cuhal::env::Lookup& lookup) {
   DriverOptions options;
-  if (!DriverOptionsFromEnvironment(getenv, &options, error)) return nullptr;
-  std::unique_ptr<FakeDriver> driver = FakeDriver::Create(std::move(options), error);
-  if (driver == nullptr) return nullptr;
-  if (const char* v = getenv("FAKECUDA_FAULTS"); v != nullptr && *v != '\0') {
-    if (!driver->faults().AddRulesFromSpec(v, error)) return nullptr;
+  CUHAL_RETURN_IF_ERROR(DriverOptionsFromEnvironment(lookup, &options));
+  std::string error;
+  std::unique_ptr<FakeDriver> driver = FakeDriver::Create(std::move(options), &error);
+  if (driver == nullptr) return cuhal::InvalidArgumentError(std::move(error));
+  if (std::optional<std::string> spec = cuhal::env::ReadString("FAKECUDA_FAULTS", lookup)) {
+    if (!driver->faults().AddRulesFromSpec(*spec, &error)) {
+      return cuhal::InvalidArgumentError(std::move(error));
+    }
   }
   return driver;
 }
 
-std::vector<std::string> RegisterNoopKernelsFromEnvironment(
-    const std::function<const char*(const char*)>& getenv) {
+cuhal::StatusOr<bool> LeakReportFromEnvironment(const cuhal::env::Lookup& lookup) {
+  return cuhal::env::ReadBool("FAKECUDA_LEAK_REPORT", false, lookup);
+}
+
+std::vector<std::string> RegisterNoopKernelsFromEnvironment(const cuhal::env::Lookup& lookup) {
   std::vector<std::string> names;
-  const char* v = getenv("FAKECUDA_NOOP_KERNELS");
-  if (v == nullptr) return names;
-  std::string_view spec(v);
+  const std::optional<std::string> value = cuhal::env::ReadString("FAKECUDA_NOOP_KERNELS", lookup);
+  if (!value) return names;
+  std::string_view spec(*value);
   while (!spec.empty()) {
     size_t comma = spec.find(',');
     std::string_view name = Trim(spec.substr(0, comma));

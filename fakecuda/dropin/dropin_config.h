@@ -9,23 +9,27 @@
 //                      the next PCI bus number, so every device is distinct. Default: 1 x H200.
 //   FAKECUDA_POLICY    "eager" (default) or "adversarial" (fakecuda::SchedulePolicy).
 //   FAKECUDA_SEED      the scheduler's seed, a decimal integer (default 0).
-//   FAKECUDA_DRIVER_VERSION  what cuDriverGetVersion reports (default 13000).
+//   FAKECUDA_DRIVER_VERSION  what cuDriverGetVersion reports, in [1000, 99999] (default 13000).
 //   FAKECUDA_FAULTS    fault rules (fakecuda/fault_injector.h), e.g.
 //                      "cuMemAlloc:nth:3:CUDA_ERROR_OUT_OF_MEMORY;*:fraction:0.01:CUDA_ERROR_UNKNOWN@7".
-//   FAKECUDA_LEAK_REPORT  "1": print the live-object report to stderr when the library unloads
-//                      (at process exit).
+//   FAKECUDA_LEAK_REPORT  a boolean: print the live-object report to stderr when the library
+//                      unloads (at process exit). Default: off.
 //   FAKECUDA_NOOP_KERNELS  ','-separated kernel names that run as no-ops (a program's kernels
 //                      have no host implementation in the drop-in); "*" makes every kernel
 //                      without one a no-op. Default: none (launching them is
 //                      CUDA_ERROR_NOT_SUPPORTED, see fakecuda/kernel_registry.h).
+// Values follow core/base/env.h's rules (strict integers, booleans 1/0 true/false yes/no on/off,
+// choices in any case). An invalid value of any of them is an error naming the variable; the
+// drop-in then installs no driver, so cuInit fails (README.md "Configuration").
 #ifndef CUHAL_FAKECUDA_DROPIN_DROPIN_CONFIG_H_
 #define CUHAL_FAKECUDA_DROPIN_DROPIN_CONFIG_H_
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/base/env.h"
+#include "core/base/status_or.h"
 #include "fakecuda/device_profile.h"
 #include "fakecuda/fake_driver.h"
 
@@ -36,18 +40,19 @@ namespace fakecuda {
 bool ParseDevicesSpec(std::string_view spec, std::vector<DeviceProfile>* devices, std::string* error);
 
 // Reads FAKECUDA_DEVICES, FAKECUDA_POLICY, FAKECUDA_SEED and FAKECUDA_DRIVER_VERSION through
-// `getenv` (unset variables: nullptr) into *options.
-bool DriverOptionsFromEnvironment(const std::function<const char*(const char*)>& getenv,
-                                  DriverOptions* options, std::string* error);
+// `lookup` into *options; INVALID_ARGUMENT naming the variable when one is invalid.
+cuhal::Status DriverOptionsFromEnvironment(const cuhal::env::Lookup& lookup, DriverOptions* options);
 
 // Creates the drop-in's driver from the environment (the variables above and FAKECUDA_FAULTS);
-// null with *error when the environment is invalid.
-std::unique_ptr<FakeDriver> CreateDriverFromEnvironment(
-    const std::function<const char*(const char*)>& getenv, std::string* error);
+// INVALID_ARGUMENT when the environment is invalid.
+cuhal::StatusOr<std::unique_ptr<FakeDriver>> CreateDriverFromEnvironment(
+    const cuhal::env::Lookup& lookup);
+
+// FAKECUDA_LEAK_REPORT (default false).
+cuhal::StatusOr<bool> LeakReportFromEnvironment(const cuhal::env::Lookup& lookup);
 
 // Registers the no-op kernels FAKECUDA_NOOP_KERNELS names (process-wide); the names registered.
-std::vector<std::string> RegisterNoopKernelsFromEnvironment(
-    const std::function<const char*(const char*)>& getenv);
+std::vector<std::string> RegisterNoopKernelsFromEnvironment(const cuhal::env::Lookup& lookup);
 
 }  // namespace fakecuda
 

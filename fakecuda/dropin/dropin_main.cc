@@ -1,14 +1,13 @@
 // Copyright 2026 The cuhal Authors.
 // The drop-in libcuda.so.1: creates and installs a fake driver when the library is loaded
 // (configured from the environment, see dropin_config.h) and tears it down when it is unloaded,
-// first printing the leak report when FAKECUDA_LEAK_REPORT=1. Every cu* entry point of fakecuda
+// first printing the leak report when FAKECUDA_LEAK_REPORT is on. Every cu* entry point of fakecuda
 // is exported under the real driver's symbol names; nothing else is (libcuda.map).
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 
+#include "core/base/env.h"
 #include "fakecuda/dropin/dropin_config.h"
 #include "fakecuda/fake_driver.h"
 
@@ -17,26 +16,32 @@ namespace {
 // Owned by this library from its constructor to its destructor. Not guarded: both run while the
 // loader holds its lock, before and after any other code of the library may run.
 fakecuda::FakeDriver* g_driver = nullptr;
-
-const char* GetEnv(const char* name) { return std::getenv(name); }
+bool g_leak_report = false;  // FAKECUDA_LEAK_REPORT, read once at load
 
 __attribute__((constructor)) void FakecudaDropinLoad() {
-  std::string error;
-  std::unique_ptr<fakecuda::FakeDriver> driver = fakecuda::CreateDriverFromEnvironment(GetEnv, &error);
-  if (driver == nullptr) {
-    // No driver: every entry point then answers CUDA_ERROR_NOT_INITIALIZED, as a broken install.
-    std::fprintf(stderr, "fakecuda (libcuda.so.1): %s; no fake driver is installed\n", error.c_str());
+  // Every variable is read here, so that an invalid one stops the driver at once, whichever it is.
+  const cuhal::env::Lookup lookup = cuhal::env::ProcessEnvironment;
+  cuhal::StatusOr<bool> leak_report = fakecuda::LeakReportFromEnvironment(lookup);
+  cuhal::StatusOr<std::unique_ptr<fakecuda::FakeDriver>> driver =
+      leak_report.ok() ? fakecuda::CreateDriverFromEnvironment(lookup)
+                       : cuhal::StatusOr<std::unique_ptr<fakecuda::FakeDriver>>(leak_report.status());
+  if (!driver.ok()) {
+    // No driver: every entry point then answers CUDA_ERROR_NOT_INITIALIZED, cuInit included.
+    std::fprintf(stderr,
+                 "fakecuda (libcuda.so.1): invalid configuration: %s; no fake driver is "
+                 "installed, cuInit fails (README.md, Configuration)\n",
+                 driver.status().message().c_str());
     return;
   }
-  fakecuda::RegisterNoopKernelsFromEnvironment(GetEnv);
-  g_driver = driver.release();
+  g_leak_report = *leak_report;
+  fakecuda::RegisterNoopKernelsFromEnvironment(lookup);
+  g_driver = std::move(driver).value().release();
   fakecuda::Install(g_driver);
 }
 
 __attribute__((destructor)) void FakecudaDropinUnload() {
   if (g_driver == nullptr) return;
-  const char* report = std::getenv("FAKECUDA_LEAK_REPORT");
-  if (report != nullptr && std::strcmp(report, "1") == 0) {
+  if (g_leak_report) {
     fakecuda::Inventory live = g_driver->LiveObjects();
     std::fprintf(stderr, "fakecuda: leak report: %s\n%s", live.ToString().c_str(),
                  g_driver->LeakReport().c_str());

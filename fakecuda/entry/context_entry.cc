@@ -35,7 +35,7 @@ CUresult MissingContextError(CUcontext handle) {
 }
 
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
-                     std::uint64_t id = 0) {
+                     std::uint64_t id = 0) CUHAL_REQUIRES(st->mu) {
   auto c = std::make_unique<Context>();
   c->id = id != 0 ? id : st->NewId();
   c->device = device;
@@ -52,17 +52,53 @@ void PopIfCurrent(DriverState* st, std::uint64_t ctx_id) {
   if (!stack.empty() && stack.back() == ctx_id) stack.pop_back();
 }
 
-void DestroyContextObject(DriverState* st, std::uint64_t ctx_id,
-                          std::unique_lock<std::mutex>& lock) {
-  st->TeardownContext(ctx_id, lock);
+void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
+  auto it = st->contexts.find(ctx_id);
+  if (it == st->contexts.end()) return;
+  const bool primary = it->second->primary;
+  const int device = it->second->device;
+  st->TeardownContext(ctx_id);
   st->contexts.erase(ctx_id);
+  if (!primary) st->destroyed_contexts[ctx_id] = device;
+}
+
+// Destroyed contexts, as the H200 treats them (ci/gpu-probes, cases "reset", "destroyed_ctx",
+// "destroyed2"): a destroyed created context, and a primary context after its last release or a
+// cuDevicePrimaryCtxReset, may still be made current (cuCtxSetCurrent and cuCtxPushCurrent of
+// the handle succeed, and a reset primary context stays current); with one current, calls that
+// need the context are CUDA_ERROR_CONTEXT_IS_DESTROYED (CurrentContextOrError), while
+// cuCtxGetDevice and cuCtxGetFlags succeed. Returns the device of `id` when it names such a
+// context (not a live one), else -1.
+int DestroyedContextDevice(const DriverState* st, std::uint64_t id) CUHAL_REQUIRES(st->mu) {
+  if (id == 0 || st->contexts.count(id) != 0) return -1;
+  for (const Device& d : st->devices) {
+    if (d.primary_ctx_id == id) return d.ordinal;
+  }
+  auto it = st->destroyed_contexts.find(id);
+  return it == st->destroyed_contexts.end() ? -1 : it->second;
+}
+
+// The id of a context handle that SetCurrent/Push accept: a live context, or a destroyed one (see
+// DestroyedContextDevice); 0 for anything else (CUDA_ERROR_INVALID_CONTEXT).
+std::uint64_t SettableContextId(DriverState* st, CUcontext handle) CUHAL_REQUIRES(st->mu) {
+  if (Context* c = st->FindContext(handle); c != nullptr) return c->id;
+  std::uint64_t id = DecodeHandle(HandleKind::kContext, handle);
+  return DestroyedContextDevice(st, id) >= 0 ? id : 0;
+}
+
+// The calling thread's current context when it is a destroyed one (see DestroyedContextDevice):
+// its device, or -1.
+int DestroyedCurrentDevice(DriverState* st) CUHAL_REQUIRES(st->mu) {
+  auto& stack = ThreadContextStack(st->serial);
+  return stack.empty() ? -1 : DestroyedContextDevice(st, stack.back());
 }
 
 // The context a `CUcontext ctx` argument of the CUDA 13.0 forms names: NULL is the calling
 // thread's current context (with CurrentContextOrError's errors); anything else must be a live
 // context (CUDA_ERROR_INVALID_CONTEXT, as the plain forms answer for a bad current context),
 // and a poisoned one answers its sticky error.
-CUresult ContextArgOrCurrent(DriverState* st, CUcontext handle, Context** out) {
+CUresult ContextArgOrCurrent(DriverState* st, CUcontext handle, Context** out)
+    CUHAL_REQUIRES(st->mu) {
   if (handle == nullptr) return CurrentContextOrError(st, out);
   Context* c = st->FindContext(handle);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
@@ -88,7 +124,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   if (d.primary_ctx_id == 0) d.primary_ctx_id = st->NewId();  // one handle per device, for life
-  if (d.primary_refcount == 0 || st->contexts.count(d.primary_ctx_id) == 0) {
+  if (st->contexts.count(d.primary_ctx_id) == 0) {  // inactive: never made, released or reset
     fakecuda::MakeContext(st, dev, /*primary=*/true, d.primary_flags, d.primary_ctx_id);
   }
   ++d.primary_refcount;
@@ -106,7 +142,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
+    fakecuda::DestroyContextObject(st, d.primary_ctx_id);
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -133,7 +169,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, i
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   const fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
   *flags = d.primary_flags;
-  *active = d.primary_refcount > 0 ? 1 : 0;
+  *active = st->contexts.count(d.primary_ctx_id) != 0 ? 1 : 0;  // a reset leaves it inactive
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDevicePrimaryCtxGetState");
@@ -144,13 +180,13 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
-  // Destroys the context's resources and resets its flags, whatever the retain count.
-  if (d.primary_ctx_id != 0 && st->contexts.count(d.primary_ctx_id) != 0) {
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id, lock);
-    if (d.primary_refcount > 0) {
-      fakecuda::MakeContext(st, dev, /*primary=*/true, 0, d.primary_ctx_id);
-    }
-  }
+  // Measured on the H200 (ci/gpu-probes, case "reset"): the context and everything in it is
+  // destroyed and it becomes inactive (GetState: flags 0, active 0), whatever the retain count;
+  // the retains stay owed (the next release succeeds, one more is CUDA_ERROR_INVALID_CONTEXT); a
+  // thread that had it current keeps the handle current, and calls on it are
+  // CUDA_ERROR_CONTEXT_IS_DESTROYED until a retain makes it active again (same handle).
+  // Retaining after a reset without releasing first (the count then is 2) is not measured.
+  fakecuda::DestroyContextObject(st, d.primary_ctx_id);
   d.primary_flags = 0;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -180,11 +216,11 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = st->FindContext(ctx);
-  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c == nullptr) return fakecuda::MissingContextError(ctx);  // twice: CONTEXT_IS_DESTROYED
   if (c->primary) return CUDA_ERROR_INVALID_CONTEXT;
   std::uint64_t id = c->id;
   fakecuda::PopIfCurrent(st, id);
-  fakecuda::DestroyContextObject(st, id, lock);
+  fakecuda::DestroyContextObject(st, id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxDestroy");
@@ -193,9 +229,9 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxPushCurrent)
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  Context* c = st->FindContext(ctx);
-  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  ThreadContextStack(st->serial).push_back(c->id);
+  std::uint64_t id = fakecuda::SettableContextId(st, ctx);  // a destroyed one too, as the H200
+  if (id == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  ThreadContextStack(st->serial).push_back(id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxPushCurrent");
@@ -220,12 +256,12 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) try {
     if (!stack.empty()) stack.pop_back();
     return CUDA_SUCCESS;
   }
-  Context* c = st->FindContext(ctx);
-  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  std::uint64_t id = fakecuda::SettableContextId(st, ctx);  // a destroyed one too, as the H200
+  if (id == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (stack.empty()) {
-    stack.push_back(c->id);
+    stack.push_back(id);
   } else {
-    stack.back() = c->id;
+    stack.back() = id;
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -246,6 +282,10 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) try {
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) try {
   FAKECUDA_ENTER(cuCtxGetDevice)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (int destroyed = fakecuda::DestroyedCurrentDevice(st); destroyed >= 0) {
+    *device = destroyed;  // measured: succeeds on a destroyed current context
+    return CUDA_SUCCESS;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   *device = ctx->device;
   return CUDA_SUCCESS;
@@ -269,6 +309,12 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) try {
 CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) try {
   FAKECUDA_ENTER(cuCtxGetFlags)
   if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (fakecuda::DestroyedCurrentDevice(st) >= 0) {
+    // Measured: succeeds on a destroyed current context; a reset primary context reads 0 (the
+    // value for a destroyed created context was not printed; 0 here too).
+    *flags = 0;
+    return CUDA_SUCCESS;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   *flags = ctx->flags;
   return CUDA_SUCCESS;
@@ -299,7 +345,7 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
 CUresult CUDAAPI cuCtxSynchronize(void) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   FAKECUDA_REQUIRE_CONTEXT()
-  return st->SyncAll(ctx->id, lock);
+  return st->SyncAll(ctx->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize");
 }
@@ -311,7 +357,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
-  return st->SyncAll(c->id, lock);
+  return st->SyncAll(c->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize_v2");
 }

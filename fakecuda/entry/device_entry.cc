@@ -14,7 +14,7 @@ extern "C" {
 CUresult CUDAAPI cuInit(unsigned int Flags) try {
   FAKECUDA_ENTER_NOLOCK(cuInit)
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  std::lock_guard<std::mutex> lock(st->mu);
+  cuhal::MutexLock lock(st->mu);
   if (st->devices.empty()) return CUDA_ERROR_NO_DEVICE;
   st->initialized = true;
   return CUDA_SUCCESS;
@@ -94,7 +94,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevi
   if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
-  *pi = st->devices[static_cast<size_t>(dev)].profile.Attribute(attrib);
+  *pi = st->profile(dev).Attribute(attrib);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceGetAttribute");

@@ -12,13 +12,12 @@
 // CUDA_ERROR_NOT_PERMITTED before it is counted or can fail (PermittedInUserWork).
 // And each body is a function-try-block: `CUresult CUDAAPI cuX(...) try { ... } catch (...) {
 // return EntryFailed("cuX"); }`. Nothing unwinds into the C caller; the driver lock is released
-// by its unique_lock during unwinding, so a failed call wedges nothing.
+// by its MutexLock during unwinding, so a failed call wedges nothing. Helpers that need the lock
+// say CUHAL_REQUIRES(st->mu) (core/base/mutex.h; checked by the `thread-safety` preset).
 #ifndef CUHAL_FAKECUDA_ENTRY_ENTRY_H_
 #define CUHAL_FAKECUDA_ENTRY_ENTRY_H_
 
 #include <cuda.h>
-
-#include <mutex>
 
 #include "fakecuda/internal/driver_state.h"
 
@@ -41,7 +40,7 @@
 
 #define FAKECUDA_ENTER(name)                                                 \
   FAKECUDA_ENTER_NOLOCK_NAMED(#name)                                         \
-  std::unique_lock<std::mutex> lock(st->mu);                                 \
+  cuhal::MutexLock lock(st->mu);                                             \
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
 
 // Entry points that tear down contexts (and so the streams a host function may be running on)
@@ -72,10 +71,10 @@ CUresult EntryFailed(const char* entry) noexcept;
 // kernel launches, object creation and device queries answer CUDA_ERROR_NOT_PERMITTED. Entry
 // points not measured are refused too (a modelling choice, said there).
 bool PermittedInUserWork(const char* entry) noexcept;
-CUresult CurrentContextOrError(DriverState* st, Context** ctx);
+CUresult CurrentContextOrError(DriverState* st, Context** ctx) CUHAL_REQUIRES(st->mu);
 // Validates a device ordinal against the installed devices.
 inline bool ValidDevice(const DriverState* st, CUdevice dev) {
-  return dev >= 0 && static_cast<size_t>(dev) < st->devices.size();
+  return dev >= 0 && dev < st->device_count();
 }
 }  // namespace fakecuda
 

@@ -28,8 +28,7 @@ using fakecuda::ModuleModel;
 namespace fakecuda {
 
 // Defined in stream_entry.cc: records `hEvent` on `hStream` (resolved like any stream argument).
-CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
-                     std::unique_lock<std::mutex>& lock);
+CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_REQUIRES(st->mu);
 
 namespace {
 
@@ -38,7 +37,7 @@ constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
 
 // One side of a copy, resolved to host bytes: [data, data + span).
 CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr device,
-                     std::size_t offset, std::size_t span, std::byte** out) {
+                     std::size_t offset, std::size_t span, std::byte** out) CUHAL_REQUIRES(st->mu) {
   if (span == 0) {
     *out = nullptr;
     return CUDA_SUCCESS;
@@ -69,7 +68,7 @@ CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr de
 }
 
 // The op of a memcpy node, with its memory resolved now.
-CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) {
+CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRES(st->mu) {
   if (c.srcLOD != 0 || c.dstLOD != 0) return CUDA_ERROR_INVALID_VALUE;
   std::size_t height = std::max<std::size_t>(c.Height, 1), depth = std::max<std::size_t>(c.Depth, 1);
   std::size_t width = c.WidthInBytes;
@@ -114,7 +113,8 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) {
   return CUDA_SUCCESS;
 }
 
-CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op) {
+CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
+    CUHAL_REQUIRES(st->mu) {
   std::size_t elem = m.elementSize;
   if (elem != 1 && elem != 2 && elem != 4) return CUDA_ERROR_INVALID_VALUE;
   if (m.dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -157,7 +157,7 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op) {
 // The common part of every cuGraphAdd*Node: checks the graph and the dependencies, then adds
 // `node` (whose type-specific fields the caller filled).
 CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgraphNode* deps,
-                 size_t num_deps, GraphNode node) {
+                 size_t num_deps, GraphNode node) CUHAL_REQUIRES(st->mu) {
   ModuleModel& m = Modules(st);
   GraphState* g = m.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -179,7 +179,7 @@ CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgrap
 }
 
 // A memcpy/memset node's context argument.
-CUresult CheckNodeContext(DriverState* st, CUcontext ctx) {
+CUresult CheckNodeContext(DriverState* st, CUcontext ctx) CUHAL_REQUIRES(st->mu) {
   if (ctx == nullptr) {
     Context* current = st->CurrentContext();
     return current != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
@@ -476,11 +476,11 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   if (exec->last_seq != 0 && exec->last_stream != stream_id) {
     head.deps.emplace_back(exec->last_stream, exec->last_seq);
   }
-  std::uint64_t last_seq = st->Enqueue(s, std::move(head), lock);
+  std::uint64_t last_seq = st->Enqueue(s, std::move(head));
   for (size_t i = 0; i < order->size(); ++i) {
     const GraphNode& n = (*order)[i];
     if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) {
-      if (CUresult e = fakecuda::RecordEvent(st, n.event, hStream, lock); e != CUDA_SUCCESS) {
+      if (CUresult e = fakecuda::RecordEvent(st, n.event, hStream); e != CUDA_SUCCESS) {
         return e;
       }
       if (fakecuda::Stream* cur = st->FindStream(stream_id)) last_seq = cur->last_enqueued_seq;
@@ -495,7 +495,7 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     }
     fakecuda::Stream* cur = st->FindStream(stream_id);
     if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed by another thread meanwhile
-    last_seq = st->Enqueue(cur, std::move(ops[i]), lock);
+    last_seq = st->Enqueue(cur, std::move(ops[i]));
   }
   if (GraphExecState* again = m.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec,
                                                                              exec_id))) {

@@ -27,7 +27,8 @@ struct Resolved {
 };
 
 // Resolves a pointer the device may access (device, pool, pinned, registered, managed memory).
-CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out) {
+CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out)
+    CUHAL_REQUIRES(st->mu) {
   Allocation* a = st->FindAllocation(ptr, 1);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (size > a->size - (ptr - a->base)) return CUDA_ERROR_INVALID_VALUE;
@@ -39,7 +40,8 @@ CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Re
 // Resolves a pointer the host passes as host memory: known host allocations are bounds-checked,
 // anything else below the device range is pageable memory the fake cannot check (as the real
 // driver cannot). Device addresses are rejected.
-CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out) {
+CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out)
+    CUHAL_REQUIRES(st->mu) {
   auto ptr = reinterpret_cast<std::uintptr_t>(p);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (Allocation* a = st->FindAllocation(ptr, 1)) {
@@ -58,7 +60,8 @@ CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved*
 }
 
 // Unified addressing (cuMemcpy, cuMemcpyAsync): either kind.
-CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out) {
+CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out)
+    CUHAL_REQUIRES(st->mu) {
   if (ptr >= kDeviceVaBase) return ResolveDevice(st, ptr, size, out);
   return ResolveHost(st, reinterpret_cast<const void*>(ptr), size, out);
 }
@@ -74,7 +77,7 @@ bool DeviceSide(const Resolved& r) {
 // makes the call wait for the copy, as the real driver does; otherwise the bytes move when the
 // op runs (so unsynchronized readers see stale data under the adversarial policy).
 CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std::size_t n,
-                     bool synchronous, const char* what, std::unique_lock<std::mutex>& lock) {
+                     bool synchronous, const char* what) CUHAL_REQUIRES(st->mu) {
   if (n == 0) return CUDA_SUCCESS;
   Op op;
   op.what = what;
@@ -95,16 +98,16 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
   }
   // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
   const std::uint64_t id = s->id;
-  std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
+  std::uint64_t seq = st->Enqueue(s, std::move(op));
   if (synchronous || IsPageable(dst)) {
-    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
+    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq);
   }
   return CUDA_SUCCESS;
 }
 
 CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
-                       std::size_t elem, std::size_t count, bool synchronous, const char* what,
-                       std::unique_lock<std::mutex>& lock) {
+                       std::size_t elem, std::size_t count, bool synchronous, const char* what)
+    CUHAL_REQUIRES(st->mu) {
   if (dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
   Resolved r;
   if (CUresult e = ResolveDevice(st, dst, count * elem, &r); e != CUDA_SUCCESS) return e;
@@ -131,15 +134,15 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
   };
   // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
   const std::uint64_t id = s->id;
-  std::uint64_t seq = st->Enqueue(s, std::move(op), lock);
+  std::uint64_t seq = st->Enqueue(s, std::move(op));
   if (synchronous) {
-    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq, lock);
+    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq);
   }
   return CUDA_SUCCESS;
 }
 
 CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,
-                   const char* what) {
+                   const char* what) CUHAL_REQUIRES(st->mu) {
   if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   if (bytesize == 0) {
@@ -216,13 +219,13 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) try {
   // A module variable belongs to its module (measured on driver 580: CUDA_ERROR_INVALID_VALUE).
   if (it->second.module_global) return CUDA_ERROR_INVALID_VALUE;
   if (it->second.type == MemoryType::kPool) {
-    return fakecuda::PoolFreeSync(st, dptr, lock);
+    return fakecuda::PoolFreeSync(st, dptr);
   }
   if (it->second.type != MemoryType::kDevice && it->second.type != MemoryType::kManaged) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   // cuMemFree waits for the device to stop using the memory.
-  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
   it = st->allocations.find(dptr);
   if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
   st->ReleaseAllocation(it);
@@ -283,7 +286,7 @@ CUresult CUDAAPI cuMemFreeHost(void* p) try {
   if (it == st->allocations.end() || it->second.type != MemoryType::kPinnedHost) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
   it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
   if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
   st->ReleaseAllocation(it);
@@ -365,7 +368,7 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) try {
   if (it == st->allocations.end() || it->second.type != MemoryType::kRegisteredHost) {
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   }
-  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
   it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
   if (it != st->allocations.end()) st->ReleaseAllocation(it);
   return CUDA_SUCCESS;
@@ -409,7 +412,7 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocat
   Op op;
   op.what = "cuMemPrefetchAsync";
   op.cost_us = DriverState::CopyCostUs(count, false);
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemPrefetchAsync");
@@ -443,7 +446,7 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) tr
   if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpy", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpy");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpy");
 }
@@ -456,7 +459,7 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
   if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyAsync", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAsync");
 }
@@ -468,7 +471,7 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyHtoD", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyHtoD");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoD");
 }
@@ -480,7 +483,7 @@ CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteC
   if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyDtoH", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyDtoH");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoH");
 }
@@ -493,7 +496,7 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   // Device-to-device copies are asynchronous with respect to the host, even this one.
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoD", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoD");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoD");
 }
@@ -506,7 +509,7 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, s
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyHtoDAsync", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyHtoDAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoDAsync");
 }
@@ -519,7 +522,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t 
   if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoHAsync", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoHAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoHAsync");
 }
@@ -532,7 +535,7 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoDAsync", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoDAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoDAsync");
 }
@@ -548,7 +551,7 @@ CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdev
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyPeer", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyPeer");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyPeer");
 }
@@ -565,7 +568,7 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyPeerAsync", lock);
+  return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyPeerAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyPeerAsync");
 }
@@ -576,7 +579,7 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) t
   FAKECUDA_ENTER(cuMemsetD8)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, true, "cuMemsetD8", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, true, "cuMemsetD8");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD8");
 }
@@ -585,7 +588,7 @@ CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
   FAKECUDA_ENTER(cuMemsetD16)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, true, "cuMemsetD16", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, true, "cuMemsetD16");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD16");
 }
@@ -594,7 +597,7 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) t
   FAKECUDA_ENTER(cuMemsetD32)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, true, "cuMemsetD32", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, true, "cuMemsetD32");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD32");
 }
@@ -604,7 +607,7 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
   FAKECUDA_ENTER(cuMemsetD8Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, false, "cuMemsetD8Async", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, false, "cuMemsetD8Async");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD8Async");
 }
@@ -614,7 +617,7 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
   FAKECUDA_ENTER(cuMemsetD16Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, false, "cuMemsetD16Async", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, false, "cuMemsetD16Async");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD16Async");
 }
@@ -624,7 +627,7 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
   FAKECUDA_ENTER(cuMemsetD32Async)
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
-  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, false, "cuMemsetD32Async", lock);
+  return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, false, "cuMemsetD32Async");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemsetD32Async");
 }
@@ -636,7 +639,7 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
 namespace fakecuda {
 
 CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attribute,
-                          CUdeviceptr ptr) {
+                          CUdeviceptr ptr) CUHAL_REQUIRES(st->mu) {
   Allocation* a = st->FindAllocation(ptr, 1);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   bool device = a->type == MemoryType::kDevice || a->type == MemoryType::kPool;

@@ -25,7 +25,8 @@ int ComputeCapability(const DeviceProfile& p) {
 }
 
 // Allocates and initializes a module variable as device memory of `ctx`.
-CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, GlobalVar* out) {
+CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, GlobalVar* out)
+    CUHAL_REQUIRES(st->mu) {
   Device& d = st->devices[static_cast<size_t>(ctx->device)];
   if (g.size > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -53,7 +54,7 @@ CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, Glob
 
 // Loads `image` into the current context: the common part of cuModuleLoadData(Ex).
 CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* module,
-                    std::string* log) {
+                    std::string* log) CUHAL_REQUIRES(st->mu) {
   ModuleImage parsed;
   if (CUresult e = ParseModuleImage(image, &parsed, log); e != CUDA_SUCCESS) return e;
   const DeviceProfile& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
@@ -182,7 +183,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) try {
   if (mod == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // Unloading waits for the context's queued work (which may use the module) to finish.
   std::uint64_t id = mod->id;
-  (void)st->SyncAll(mod->ctx_id, lock);
+  (void)st->SyncAll(mod->ctx_id);
   if (m.modules.count(id) == 0) return CUDA_ERROR_INVALID_HANDLE;  // unloaded meanwhile
   fakecuda::UnloadModule(st, id);
   return CUDA_SUCCESS;
@@ -322,7 +323,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
       e != CUDA_SUCCESS) {
     return e;
   }
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchKernel");

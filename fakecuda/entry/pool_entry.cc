@@ -21,7 +21,8 @@ namespace {
 // The stream for a stream-ordered call and its (live, unpoisoned) context. NULL/legacy/per-thread
 // need a current context (CUDA_ERROR_INVALID_CONTEXT without one); an explicit stream carries its
 // own, so none need be current.
-CUresult StreamAndContext(DriverState* st, CUstream handle, Stream** stream, Context** ctx) {
+CUresult StreamAndContext(DriverState* st, CUstream handle, Stream** stream, Context** ctx)
+    CUHAL_REQUIRES(st->mu) {
   CUresult err;
   *stream = st->ResolveStream(handle, &err);
   if (*stream == nullptr) return err;
@@ -119,7 +120,7 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hS
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.CurrentPool(ctx->device);
   if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr, lock);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocAsync", dptr);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
   return r;
 } catch (...) {
@@ -141,7 +142,7 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
     return CUDA_SUCCESS;
   }
   // The pool may live on another device than the stream's.
-  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr, lock);
+  CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
   return r;
 } catch (...) {
@@ -167,18 +168,18 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) try {
     const std::uint64_t id = it->second.id;
     const std::uintptr_t base = it->second.base;
     op.body = [st, id, base] {
-      std::lock_guard<std::mutex> body_lock(st->mu);
+      cuhal::MutexLock body_lock(st->mu);
       auto found = st->allocations.find(base);
       if (found != st->allocations.end() && found->second.id == id) {
         st->ReleaseAllocation(found);
       }
       return CUDA_SUCCESS;
     };
-    st->Enqueue(s, std::move(op), lock);
+    st->Enqueue(s, std::move(op));
     return CUDA_SUCCESS;
   }
   if (it->second.type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
-  return PoolModel::Of(st).FreeAsync(it, s, ctx, lock);
+  return PoolModel::Of(st).FreeAsync(it, s, ctx);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemFreeAsync");
 }
@@ -222,7 +223,7 @@ CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) try {
 
 namespace fakecuda {
 
-CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr, std::unique_lock<std::mutex>& lock) {
+CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr) CUHAL_REQUIRES(st->mu) {
   auto it = st->allocations.find(ptr);
   if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -230,7 +231,7 @@ CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr, std::unique_lock<std::mu
   // Like cuMemFree of device memory, it waits for the device to stop using the memory (which
   // also proves the context's earlier stream-ordered frees complete); then the range is truly
   // free at once.
-  if (CUresult e = st->SyncAll(it->second.ctx_id, lock); e != CUDA_SUCCESS) return e;
+  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
   it = st->allocations.find(ptr);
   if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
     return CUDA_ERROR_INVALID_VALUE;  // another thread freed it meanwhile

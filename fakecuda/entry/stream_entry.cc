@@ -20,7 +20,8 @@ namespace {
 constexpr int kLeastPriority = 0;
 constexpr int kGreatestPriority = -5;
 
-CUresult CreateStream(DriverState* st, CUstream* ph, unsigned flags, int priority) {
+CUresult CreateStream(DriverState* st, CUstream* ph, unsigned flags, int priority)
+    CUHAL_REQUIRES(st->mu) {
   if (ph == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -34,8 +35,7 @@ CUresult CreateStream(DriverState* st, CUstream* ph, unsigned flags, int priorit
 }  // namespace fakecuda
 
 namespace fakecuda {
-CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
-                     std::unique_lock<std::mutex>& lock) {
+CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_REQUIRES(st->mu) {
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   CUresult err;
@@ -51,7 +51,7 @@ CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream,
   op.record_generation = e->generation;
   // Set seq before Enqueue can run the op (eager), which may complete the event at once.
   e->seq = st->next_seq;
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 }
 }  // namespace fakecuda
@@ -97,7 +97,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
                                               it->second->sticky != CUDA_SUCCESS) {
     return it->second->sticky;
   }
-  return st->PollStream(s, 0, lock) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return st->PollStream(s, 0) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamQuery");
 }
@@ -107,7 +107,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  return st->SyncStream(s, 0, lock);
+  return st->SyncStream(s, 0);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamSynchronize");
 }
@@ -128,7 +128,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   if (e->stream_id != 0 && !e->complete) op.deps.emplace_back(e->stream_id, e->seq);
   // Even a completed record orders this stream after it (memory pools' event dependencies).
   if (e->stream_id != 0) s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamWaitEvent");
@@ -200,7 +200,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData)
     fn(userData);
     return CUDA_SUCCESS;
   };
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchHostFunc");
@@ -221,7 +221,7 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
     callback(hStream, CUDA_SUCCESS, userData);
     return CUDA_SUCCESS;
   };
-  st->Enqueue(s, std::move(op), lock);
+  st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamAddCallback");
@@ -297,7 +297,7 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent) try {
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) try {
   FAKECUDA_ENTER(cuEventRecord)
-  return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+  return fakecuda::RecordEvent(st, hEvent, hStream);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventRecord");
 }
@@ -307,7 +307,7 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
   if (flags != CU_EVENT_RECORD_DEFAULT && flags != CU_EVENT_RECORD_EXTERNAL) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return fakecuda::RecordEvent(st, hEvent, hStream, lock);
+  return fakecuda::RecordEvent(st, hEvent, hStream);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventRecordWithFlags");
 }
@@ -320,7 +320,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) try {
   std::uint64_t id = e->id;
   Stream* s = st->FindStream(e->stream_id);
   if (s == nullptr) return CUDA_SUCCESS;
-  st->PollStream(s, e->seq, lock);
+  st->PollStream(s, e->seq);
   e = st->FindEvent(hEvent);
   return (e == nullptr || e->id != id || e->complete) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 } catch (...) {
@@ -337,7 +337,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) try {
   }
   Stream* s = st->FindStream(e->stream_id);
   if (s == nullptr) return CUDA_SUCCESS;
-  return st->SyncStream(s, e->seq, lock);
+  return st->SyncStream(s, e->seq);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventSynchronize");
 }

@@ -13,6 +13,7 @@
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
 namespace {
@@ -23,7 +24,8 @@ constexpr std::size_t kMmapThreshold = 1 << 20;
 
 }  // namespace
 
-DriverState::DriverState(DriverOptions opts) : options(std::move(opts)) {
+DriverState::DriverState(DriverOptions opts)
+    : options(std::move(opts)), device_count_(static_cast<int>(options.devices.size())) {
   serial = g_serial.fetch_add(1);
   rng = options.seed ^ 0x5851f42d4c957f2dULL;
   for (size_t i = 0; i < options.devices.size(); ++i) {
@@ -45,6 +47,16 @@ DriverState::~DriverState() {
     ReleaseAllocation(it);
     it = next;
   }
+}
+
+PoolModel& DriverState::pools() {
+  if (pools_ == nullptr) pools_ = std::make_unique<PoolModel>(this);
+  return *pools_;
+}
+
+ModuleModel& DriverState::modules() {
+  if (modules_ == nullptr) modules_ = std::make_unique<ModuleModel>();
+  return *modules_;
 }
 
 std::uint64_t DriverState::NextRandom() {
@@ -191,8 +203,8 @@ void DriverState::ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterat
   allocations.erase(it);
 }
 
-void DriverState::TeardownContext(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
-  (void)SyncAll(ctx_id, lock);
+void DriverState::TeardownContext(std::uint64_t ctx_id) {
+  (void)SyncAll(ctx_id);
   ModulesOnContextTeardown(this, ctx_id);
   for (auto it = streams.begin(); it != streams.end();) {
     it = it->second->ctx_id == ctx_id ? streams.erase(it) : std::next(it);

@@ -4,9 +4,11 @@
 // that validate arguments and call into this.
 //
 // Invariants (the whole file relies on them):
-//  1. One mutex (DriverState::mu_) guards every member below. Entry points take it for their whole
-//     call except while an operation's body runs (RunOp releases it), so bodies may block, touch
-//     memory or call back into the driver without deadlock.
+//  1. One mutex (DriverState::mu) guards every member below (written as CUHAL_GUARDED_BY(mu) and
+//     CUHAL_REQUIRES(mu), checked by Clang's -Wthread-safety in the `thread-safety` preset; the
+//     structs below are reached only through DriverState's guarded maps). Entry points take it for
+//     their whole call except while an operation's body runs (RunHead releases it), so bodies may
+//     block, touch memory or call back into the driver without deadlock.
 //  2. Handles given to the user (CUcontext, CUstream, CUevent, CUmodule, CUfunction, CUmemoryPool)
 //     encode a never-reused 64-bit id (kind tag in the low bits), not a pointer; a stale handle is
 //     therefore always detected (no use-after-free inside the fake), whatever the user does.
@@ -37,19 +39,18 @@
 #include <cuda.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "fakecuda/fake_driver.h"
 
 namespace fakecuda {
@@ -72,6 +73,8 @@ struct Stream;
 struct Event;
 class MemPool;
 struct Module;
+class PoolModel;    // fakecuda/internal/mem_pool.h
+class ModuleModel;  // fakecuda/internal/module_model.h
 
 struct Device {
   int ordinal = 0;
@@ -168,61 +171,86 @@ class DriverState {
  public:
   explicit DriverState(DriverOptions options);
   ~DriverState();
+  DriverState(const DriverState&) = delete;             // owns threads, memory and a mutex
+  DriverState& operator=(const DriverState&) = delete;  // ditto
 
+  // Set at construction; read without the lock.
   DriverOptions options;
-  FaultInjector faults;
+  FaultInjector faults;      // thread-safe itself
   std::uint64_t serial = 0;  // distinguishes driver instances for thread-local state
 
-  // --- guarded by mu ---
-  mutable std::mutex mu;
-  std::condition_variable cv;  // notified whenever an op completes or work is enqueued
+  // The driver lock (invariant 1).
+  mutable cuhal::Mutex mu;
+  cuhal::CondVar cv;                     // notified whenever an op completes or work is enqueued
   std::atomic<bool> initialized{false};  // set by cuInit; read without the lock
-  std::vector<Device> devices;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events;
-  std::map<std::uintptr_t, Allocation> allocations;  // by base address
-  std::uint64_t next_id = 1;
-  std::uint64_t next_seq = 1;
-  std::uint64_t rng = 0;
-  // Extension slots for other parts of the fake (pools, modules) to hang their state on.
-  std::shared_ptr<void> pool_state;
-  std::shared_ptr<void> module_state;
+
+  // The devices' count and profiles never change after construction: read without the lock
+  // (cuDeviceGetAttribute's hot path). Everything else of a Device is guarded by mu.
+  int device_count() const { return device_count_; }
+  const DeviceProfile& profile(int device) const CUHAL_NO_THREAD_SAFETY_ANALYSIS {
+    return devices[static_cast<std::size_t>(device)].profile;
+  }
+
+  // --- guarded by mu ---
+  std::vector<Device> devices CUHAL_GUARDED_BY(mu);
+  std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts CUHAL_GUARDED_BY(mu);
+  // Created contexts destroyed so far: id -> device (the H200 still answers cuCtxGetDevice for a
+  // destroyed context made current again; context_entry.cc).
+  std::unordered_map<std::uint64_t, int> destroyed_contexts CUHAL_GUARDED_BY(mu);
+  std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams CUHAL_GUARDED_BY(mu);
+  std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events CUHAL_GUARDED_BY(mu);
+  std::map<std::uintptr_t, Allocation> allocations CUHAL_GUARDED_BY(mu);  // by base address
+  std::uint64_t next_id CUHAL_GUARDED_BY(mu) = 1;
+  std::uint64_t next_seq CUHAL_GUARDED_BY(mu) = 1;
+  std::uint64_t rng CUHAL_GUARDED_BY(mu) = 0;
+
+  // --- subsystems (each guarded by mu; created on first use) ---
+  // The memory-pool model (stream-ordered allocator).
+  PoolModel& pools() CUHAL_REQUIRES(mu);
+  // The pool model when some pool has been used, else null (the sync hooks are no-ops then).
+  PoolModel* pools_if_used() const CUHAL_REQUIRES(mu) { return pools_.get(); }
+  // Modules, functions and graphs.
+  ModuleModel& modules() CUHAL_REQUIRES(mu);
+  const ModuleModel* modules_if_used() const CUHAL_REQUIRES(mu) { return modules_.get(); }
 
   // --- helpers; all require mu held ---
-  std::uint64_t NewId() { return next_id++; }
-  std::uint64_t NextRandom();
+  std::uint64_t NewId() CUHAL_REQUIRES(mu) { return next_id++; }
+  std::uint64_t NextRandom() CUHAL_REQUIRES(mu);
 
-  Context* FindContext(CUcontext handle);
-  Stream* FindStream(std::uint64_t id);
-  Event* FindEvent(CUevent handle);
+  Context* FindContext(CUcontext handle) CUHAL_REQUIRES(mu);
+  Stream* FindStream(std::uint64_t id) CUHAL_REQUIRES(mu);
+  Event* FindEvent(CUevent handle) CUHAL_REQUIRES(mu);
 
   // The calling thread's current context (top of its stack), or null.
-  Context* CurrentContext();
+  Context* CurrentContext() CUHAL_REQUIRES(mu);
   // Resolves a user stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a created
   // stream) relative to the current context. Sets *error when invalid.
-  Stream* ResolveStream(CUstream handle, CUresult* error);
+  Stream* ResolveStream(CUstream handle, CUresult* error) CUHAL_REQUIRES(mu);
   // Creates a stream object in `ctx` (no checks).
-  Stream* NewStream(Context* ctx, unsigned flags, int priority);
+  Stream* NewStream(Context* ctx, unsigned flags, int priority) CUHAL_REQUIRES(mu);
 
+  // The scheduler (fakecuda/internal/scheduler.cc). Functions that run stream work release mu
+  // while a body runs and hold it again when they return; pointers into the state may be stale
+  // after them (look streams up again by id).
+  //
   // Enqueues `op` on `stream`, adding the implicit legacy-stream dependencies, and runs ready
   // work under the eager policy. Returns the op's seq.
-  std::uint64_t Enqueue(Stream* stream, Op op, std::unique_lock<std::mutex>& lock);
+  std::uint64_t Enqueue(Stream* stream, Op op) CUHAL_REQUIRES(mu);
   // Runs queued work until `stream` has completed seq (0: everything queued so far on it).
-  CUresult SyncStream(Stream* stream, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
+  CUresult SyncStream(Stream* stream, std::uint64_t seq) CUHAL_REQUIRES(mu);
   // Runs queued work until every stream of `ctx_id` (0: of all contexts) is drained.
-  CUresult SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock);
+  CUresult SyncAll(std::uint64_t ctx_id) CUHAL_REQUIRES(mu);
   // The host has seen `stream_id` complete everything enqueued on it before `proven_below` (a
   // synchronization that found the work already done). Called by SyncStream; tells the memory
   // pools, which release memory only at such points.
-  void NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below);
+  void NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below) CUHAL_REQUIRES(mu);
   // Polling: completes at most one more op of `stream` (adversarial), then reports whether
   // everything up to `seq` has completed.
-  bool PollStream(Stream* stream, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
-  bool StreamIdle(const Stream* stream) const;
-  bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const;
+  bool PollStream(Stream* stream, std::uint64_t seq) CUHAL_REQUIRES(mu);
+  bool StreamIdle(const Stream* stream) const CUHAL_REQUIRES(mu);
+  bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const CUHAL_REQUIRES(mu);
   // Erases destroyed streams whose queues have drained.
-  void ReapStreams();
+  void ReapStreams() CUHAL_REQUIRES(mu);
   // True on one of this driver's callback lanes (inside a host function, callback or kernel
   // implementation). Entry points refuse there as the real driver does (entry.h).
   bool OnCallbackThread() const;
@@ -230,7 +258,9 @@ class DriverState {
   void NoteEntry() { entry_calls_.fetch_add(1, std::memory_order_relaxed); }
   // User work that threw or failed on the callback thread so far (host functions whose exception
   // the fake caught and reported on stderr), for tests.
-  std::uint64_t host_function_exceptions() const { return host_function_exceptions_; }
+  std::uint64_t host_function_exceptions() const CUHAL_REQUIRES(mu) {
+    return host_function_exceptions_;
+  }
 
   // Virtual bandwidths for op costs.
   static double CopyCostUs(std::size_t bytes, bool device_to_device);
@@ -240,25 +270,26 @@ class DriverState {
 
   // --- memory ---
   // The allocation containing [ptr, ptr+size), or null.
-  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1);
+  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1) CUHAL_REQUIRES(mu);
   // Reserves `size` bytes of virtual addresses of `device` (512-byte aligned). Never reused.
-  CUdeviceptr ReserveVa(int device, std::size_t size, std::size_t alignment = 512);
+  CUdeviceptr ReserveVa(int device, std::size_t size, std::size_t alignment = 512)
+      CUHAL_REQUIRES(mu);
   // Host backing for device memory: lazily committed (mmap) when large, so the whole of a
   // fake H200's memory can be allocated if little of it is touched.
   static std::byte* AllocateBacking(std::size_t size, bool* mmapped, std::size_t* mapped_size);
   static void FreeBacking(std::byte* data, bool mmapped, std::size_t mapped_size);
-  void ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterator it);
+  void ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterator it) CUHAL_REQUIRES(mu);
 
-  Inventory CountLive() const;
-  std::string DescribeLive() const;
+  Inventory CountLive() const CUHAL_REQUIRES(mu);
+  std::string DescribeLive() const CUHAL_REQUIRES(mu);
 
   // Destroys a context's streams/events (used by cuCtxDestroy and primary context release).
-  void TeardownContext(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock);
+  void TeardownContext(std::uint64_t ctx_id) CUHAL_REQUIRES(mu);
 
  private:
   // Runs the head op of `s` (must be ready; user work only on the callback thread). Releases the
   // lock while the body runs; catches whatever the body throws.
-  void RunHead(Stream* s, std::unique_lock<std::mutex>& lock);
+  void RunHead(Stream* s) CUHAL_REQUIRES(mu);
   // Whether `s`'s head op runs user code (and so must run on a callback lane).
   static bool HeadIsUserWork(const Stream* s);
   // The lane that runs `s`'s head op: kKernelLane for kernel implementations, the stream's
@@ -267,48 +298,54 @@ class DriverState {
   static constexpr std::uint64_t kKernelLane = 0;
   // Runs `s`'s ready head here when this thread may run it; otherwise hands it to its lane
   // (which runs it soon) and returns false.
-  bool RunOrHandOff(Stream* s, std::unique_lock<std::mutex>& lock);
+  bool RunOrHandOff(Stream* s) CUHAL_REQUIRES(mu);
   // RunOrHandOff, then, if handed off, waits until that op has completed. False only inside
   // user work whose own lane would have to run it.
-  bool RunOrWait(Stream* s, std::unique_lock<std::mutex>& lock);
-  void WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq,
-                      std::unique_lock<std::mutex>& lock);
+  bool RunOrWait(Stream* s) CUHAL_REQUIRES(mu);
+  void WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq) CUHAL_REQUIRES(mu);
   // True on the lane that runs `s`'s head, outside any work body.
   bool MayRunHere(const Stream* s) const;
   // Inside user work on a lane: whether reaching (target, seq) needs work of this very lane
   // (which cannot run until the current body returns).
-  bool NeedsOwnLane(Stream* target, std::uint64_t seq);
-  // A driver-owned thread that runs one kind of user work.
+  bool NeedsOwnLane(Stream* target, std::uint64_t seq) CUHAL_REQUIRES(mu);
+  // A driver-owned thread that runs one kind of user work. Reached only through lanes_, so its
+  // fields are guarded by mu as lanes_ is (the thread reads `key` only, which never changes).
   struct Lane {
     std::uint64_t key = 0;
     std::thread thread;
-    std::condition_variable cv;  // wakes it
-    bool finished = false;       // its loop returned (its context is gone); join it
+    cuhal::CondVar cv;      // wakes it
+    bool finished = false;  // its loop returned (its context is gone); join it
   };
-  Lane* EnsureLane(std::uint64_t key);
+  Lane* EnsureLane(std::uint64_t key) CUHAL_REQUIRES(mu);
   // Stops and joins every lane (waits for the user work they are running, if any).
-  void StopLanes();
-  void LaneLoop(Lane* lane);
+  void StopLanes() CUHAL_EXCLUDES(mu);
+  void LaneLoop(Lane* lane) CUHAL_EXCLUDES(mu);
   // Adversarial policy: runs, in seeded order, the work up to one pending host function of the
   // lane's context.
-  void ReleaseIdleHostFunction(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock);
+  void ReleaseIdleHostFunction(std::uint64_t ctx_id) CUHAL_REQUIRES(mu);
   // Waits (bounded) for another thread to change the scheduler's state.
-  void WaitForProgress(std::unique_lock<std::mutex>& lock);
+  void WaitForProgress() CUHAL_REQUIRES(mu);
 
-  std::map<std::uint64_t, std::unique_ptr<Lane>> lanes_;
-  bool stop_lanes_ = false;
-  std::set<std::uint64_t> handoff_;  // streams whose ready user-work head a waiter needs
+  std::map<std::uint64_t, std::unique_ptr<Lane>> lanes_ CUHAL_GUARDED_BY(mu);
+  bool stop_lanes_ CUHAL_GUARDED_BY(mu) = false;
+  // Streams whose ready user-work head a waiter needs.
+  std::set<std::uint64_t> handoff_ CUHAL_GUARDED_BY(mu);
   std::atomic<std::uint64_t> entry_calls_{0};
-  std::uint64_t host_function_exceptions_ = 0;
-  bool HeadReady(const Stream* s) const;
+  const int device_count_;
+  std::uint64_t host_function_exceptions_ CUHAL_GUARDED_BY(mu) = 0;
+  // Subsystems (see pools() and modules()). Declared last: destroyed before the maps above.
+  std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
+
+  bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).
-  Stream* PickReady(const std::vector<Stream*>& candidates);
-  void DrainEager(std::unique_lock<std::mutex>& lock);
+  Stream* PickReady(const std::vector<Stream*>& candidates) CUHAL_REQUIRES(mu);
+  void DrainEager() CUHAL_REQUIRES(mu);
   // A stream whose ready head op is needed for `target` to reach `seq` (directly or through a
   // chain of waits), chosen as PickReady does; null when none can run now.
-  Stream* FindNeededReady(Stream* target, std::uint64_t seq);
+  Stream* FindNeededReady(Stream* target, std::uint64_t seq) CUHAL_REQUIRES(mu);
   // Makes progress towards (stream, seq): runs a ready op it needs, or waits for another thread.
-  void Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock);
+  void Step(Stream* target, std::uint64_t seq) CUHAL_REQUIRES(mu);
 };
 
 // Handle encoding.

@@ -136,10 +136,7 @@ PoolModel::~PoolModel() {
   }
 }
 
-PoolModel& PoolModel::Of(DriverState* st) {
-  if (!st->pool_state) st->pool_state = std::make_shared<PoolModel>(st);
-  return *static_cast<PoolModel*>(st->pool_state.get());
-}
+PoolModel& PoolModel::Of(DriverState* st) { return st->pools(); }
 
 MemPool* PoolModel::FindAny(std::uint64_t id) {
   auto it = pools_.find(id);
@@ -147,6 +144,7 @@ MemPool* PoolModel::FindAny(std::uint64_t id) {
 }
 
 MemPool* PoolModel::Find(CUmemoryPool handle) {
+  st_->mu.AssertHeld();
   std::uint64_t id = DecodeHandle(HandleKind::kPool, handle);
   if (id == 0) return nullptr;
   MemPool* pool = FindAny(id);
@@ -191,6 +189,7 @@ MemPool* PoolModel::NewPool(int device, bool is_default, const CUmemPoolProps& p
 }
 
 MemPool* PoolModel::DefaultPool(int device) {
+  st_->mu.AssertHeld();
   Device& d = st_->devices[static_cast<std::size_t>(device)];
   if (d.default_pool_id == 0) {
     MemPool* pool = NewPool(device, true, DefaultProps(device));
@@ -201,6 +200,7 @@ MemPool* PoolModel::DefaultPool(int device) {
 }
 
 MemPool* PoolModel::CurrentPool(int device) {
+  st_->mu.AssertHeld();
   const Device& d = st_->devices[static_cast<std::size_t>(device)];
   if (d.current_pool_id != 0) {
     MemPool* pool = FindAny(d.current_pool_id);
@@ -210,12 +210,14 @@ MemPool* PoolModel::CurrentPool(int device) {
 }
 
 CUresult PoolModel::SetCurrentPool(int device, MemPool* pool) {
+  st_->mu.AssertHeld();
   if (pool->device_ != device) return CUDA_ERROR_INVALID_VALUE;
   st_->devices[static_cast<std::size_t>(device)].current_pool_id = pool->id_;
   return CUDA_SUCCESS;
 }
 
 CUresult PoolModel::Create(const CUmemPoolProps& props, CUmemoryPool* out) {
+  st_->mu.AssertHeld();
   // Codes measured on the H200 (tests/pools/traces/create_props.trace). The real driver accepts
   // any `usage` bits and ignores win32SecurityAttributes on Linux.
   if (props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED) {
@@ -257,6 +259,7 @@ CUresult PoolModel::Create(const CUmemPoolProps& props, CUmemoryPool* out) {
 }
 
 CUresult PoolModel::Destroy(MemPool* pool) {
+  st_->mu.AssertHeld();
   if (pool->is_default_) return CUDA_ERROR_INVALID_VALUE;
   pool->destroyed_ = true;
   Device& d = st_->devices[static_cast<std::size_t>(pool->device_)];
@@ -373,8 +376,8 @@ void PoolModel::ReleaseKeeping(MemPool& pool, std::uint64_t keep) {
 }
 
 CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::size_t bytes,
-                             const char* what, CUdeviceptr* out,
-                             std::unique_lock<std::mutex>& lock) {
+                             const char* what, CUdeviceptr* out) {
+  st_->mu.AssertHeld();
   if (bytes > pool->span_) return CUDA_ERROR_OUT_OF_MEMORY;  // also no overflow below
   const std::size_t need = PoolRoundUp(bytes);
   Place place;
@@ -437,7 +440,7 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
     Op op;
     op.what = what;
     op.deps.emplace_back(place.wait_stream, place.wait_seq);
-    st_->Enqueue(stream, std::move(op), lock);  // last (invariant 1)
+    st_->Enqueue(stream, std::move(op));  // last (invariant 1)
   }
   return CUDA_SUCCESS;
 }
@@ -473,7 +476,8 @@ void PoolModel::Coalesce(std::vector<PoolRange>& v) {
 }
 
 CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it, Stream* stream,
-                              Context* ctx, std::unique_lock<std::mutex>& lock) {
+                              Context* ctx) {
+  st_->mu.AssertHeld();
   const Allocation& a = it->second;
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;  // cannot happen (invariant 2)
@@ -509,12 +513,13 @@ CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it,
   if (as_op) {
     Op op;
     op.what = "cuMemFreeAsync";
-    st_->Enqueue(stream, std::move(op), lock);  // last (invariant 1)
+    st_->Enqueue(stream, std::move(op));  // last (invariant 1)
   }
   return CUDA_SUCCESS;
 }
 
 void PoolModel::FreeNow(std::map<std::uintptr_t, Allocation>::iterator it) {
+  st_->mu.AssertHeld();
   const Allocation& a = it->second;
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return;
@@ -527,9 +532,13 @@ void PoolModel::FreeNow(std::map<std::uintptr_t, Allocation>::iterator it) {
   FinalizeDestroyed();
 }
 
-void PoolModel::TrimTo(MemPool* pool, std::size_t keep) { ReleaseKeeping(*pool, keep); }
+void PoolModel::TrimTo(MemPool* pool, std::size_t keep) {
+  st_->mu.AssertHeld();
+  ReleaseKeeping(*pool, keep);
+}
 
 CUresult PoolModel::SetAccess(MemPool* pool, const CUmemAccessDesc* map, std::size_t count) {
+  st_->mu.AssertHeld();
   if (count == 0) return CUDA_SUCCESS;
   if (map == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // All or nothing: validate every descriptor first. Codes measured on the H200
@@ -560,6 +569,7 @@ CUresult PoolModel::SetAccess(MemPool* pool, const CUmemAccessDesc* map, std::si
 
 CUresult PoolModel::GetAccess(MemPool* pool, const CUmemLocation& location,
                               CUmemAccess_flags* flags) {
+  st_->mu.AssertHeld();
   if (location.type != CU_MEM_LOCATION_TYPE_DEVICE || location.id < 0 ||
       static_cast<std::size_t>(location.id) >= st_->devices.size()) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -586,9 +596,11 @@ void PoolModel::Observe(MemPool& pool, Proven proven) {
 }
 
 void PoolModel::OnStreamSync(std::uint64_t stream_id, std::uint64_t proven_below) {
+  st_->mu.AssertHeld();
   for (auto& [id, pool] : pools_) {
     if (!pool->maybe_pending_) continue;
     Observe(*pool, [&](const FreeMark& m) {
+      st_->mu.AssertHeld();  // called by Observe, which requires it
       return m.stream_id == stream_id && m.seq < proven_below &&
              st_->DepSatisfied(m.stream_id, m.done_seq);
     });
@@ -597,9 +609,11 @@ void PoolModel::OnStreamSync(std::uint64_t stream_id, std::uint64_t proven_below
 }
 
 void PoolModel::OnContextSync(std::uint64_t ctx_id) {
+  st_->mu.AssertHeld();
   for (auto& [id, pool] : pools_) {
     if (!pool->maybe_pending_) continue;
     Observe(*pool, [&](const FreeMark& m) {
+      st_->mu.AssertHeld();  // called by Observe, which requires it
       return (ctx_id == 0 || m.ctx_id == ctx_id) && st_->DepSatisfied(m.stream_id, m.done_seq);
     });
   }
@@ -641,12 +655,14 @@ void PoolModel::FinalizeDestroyed() {
 }
 
 int PoolModel::LiveUserPools() const {
+  st_->mu.AssertHeld();
   int n = 0;
   for (const auto& [id, pool] : pools_) n += (!pool->is_default_ && !pool->destroyed_) ? 1 : 0;
   return n;
 }
 
 std::string PoolModel::Describe() const {
+  st_->mu.AssertHeld();
   std::ostringstream os;
   for (const auto& [id, pool] : pools_) {
     if (pool->is_default_ || pool->destroyed_) continue;
@@ -660,20 +676,21 @@ std::string PoolModel::Describe() const {
 // --- hooks ---
 
 void PoolsOnStreamSync(DriverState* st, std::uint64_t stream_id, std::uint64_t proven_below) {
-  if (st->pool_state) PoolModel::Of(st).OnStreamSync(stream_id, proven_below);
+  if (PoolModel* pools = st->pools_if_used()) pools->OnStreamSync(stream_id, proven_below);
 }
 
 void PoolsOnContextSync(DriverState* st, std::uint64_t ctx_id) {
-  if (st->pool_state) PoolModel::Of(st).OnContextSync(ctx_id);
+  if (PoolModel* pools = st->pools_if_used()) pools->OnContextSync(ctx_id);
 }
 
 int PoolsLive(const DriverState& st) {
-  return st.pool_state ? static_cast<const PoolModel*>(st.pool_state.get())->LiveUserPools() : 0;
+  const PoolModel* pools = st.pools_if_used();
+  return pools != nullptr ? pools->LiveUserPools() : 0;
 }
 
 std::string PoolsDescribe(const DriverState& st) {
-  return st.pool_state ? static_cast<const PoolModel*>(st.pool_state.get())->Describe()
-                       : std::string();
+  const PoolModel* pools = st.pools_if_used();
+  return pools != nullptr ? pools->Describe() : std::string();
 }
 
 }  // namespace fakecuda

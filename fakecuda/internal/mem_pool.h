@@ -65,7 +65,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -131,7 +130,7 @@ class MemPool {
   const std::uint64_t id_;
   const int device_;
   const bool is_default_;
-  CUmemPoolProps props_;
+  [[maybe_unused]] CUmemPoolProps props_;  // as created (not read yet)
   bool destroyed_ = false;
   // Attributes.
   bool reuse_follow_event_dependencies_ = true;
@@ -158,10 +157,13 @@ class MemPool {
 
 // Every pool of one fake driver, and the allocator's operations.
 //
-// Ownership: one per DriverState, held in DriverState::pool_state (created on first use by
+// Ownership: one per DriverState, owned by it (DriverState::pools(), created on first use;
 // PoolModel::Of); it owns the pools and their spans' host backing. Pool allocations themselves
 // are DriverState::allocations entries (invariant 2).
-// Thread-safety: every method requires DriverState::mu held.
+// Thread-safety: every method requires DriverState::mu held. The private helpers say so
+// (CUHAL_REQUIRES(st_->mu)); the public methods, reached only through DriverState::pools() or
+// Of() (which require it), assert it for the analysis, which cannot see that st_ is their
+// caller's state.
 // Stream ordering: see invariants 3-5; synchronizations reach it through the PoolsOn*Sync hooks.
 class PoolModel {
  public:
@@ -171,7 +173,7 @@ class PoolModel {
   PoolModel& operator=(const PoolModel&) = delete;  // ditto
 
   // The model of `st`, created on first use.
-  static PoolModel& Of(DriverState* st);
+  static PoolModel& Of(DriverState* st) CUHAL_REQUIRES(st->mu);
 
   // A pool the user may name (not destroyed), or null.
   MemPool* Find(CUmemoryPool handle);
@@ -188,10 +190,10 @@ class PoolModel {
   CUresult Destroy(MemPool* pool);
   // Allocates `bytes` (> 0) from `pool` in the order of `stream` (whose context is `ctx`).
   CUresult Allocate(MemPool* pool, Stream* stream, Context* ctx, std::size_t bytes,
-                    const char* what, CUdeviceptr* out, std::unique_lock<std::mutex>& lock);
+                    const char* what, CUdeviceptr* out);
   // Frees the pool allocation at `it` in the order of `stream`.
   CUresult FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it, Stream* stream,
-                     Context* ctx, std::unique_lock<std::mutex>& lock);
+                     Context* ctx);
   // Frees the pool allocation at `it` at once, as truly free (cuMemFree).
   void FreeNow(std::map<std::uintptr_t, Allocation>::iterator it);
   // cuMemPoolTrimTo.
@@ -220,46 +222,54 @@ class PoolModel {
     std::size_t size = 0;
   };
 
-  MemPool* NewPool(int device, bool is_default, const CUmemPoolProps& props);
-  bool Reusable(const MemPool& pool, const FreeMark& mark, const Stream& stream) const;
+  MemPool* NewPool(int device, bool is_default, const CUmemPoolProps& props)
+      CUHAL_REQUIRES(st_->mu);
+  bool Reusable(const MemPool& pool, const FreeMark& mark, const Stream& stream) const
+      CUHAL_REQUIRES(st_->mu);
   // Bytes of granules that [offset, offset + size) would newly map.
-  std::size_t GrowthFor(const MemPool& pool, std::size_t offset, std::size_t size) const;
-  bool CanGrow(const MemPool& pool, std::size_t bytes) const;
+  std::size_t GrowthFor(const MemPool& pool, std::size_t offset, std::size_t size) const
+      CUHAL_REQUIRES(st_->mu);
+  bool CanGrow(const MemPool& pool, std::size_t bytes) const CUHAL_REQUIRES(st_->mu);
   // First fit (invariant 4) for `need` bytes; `internal` looks at ranges only reusable through an
   // internal dependency. Prefers ranges that need no new granule.
   bool FindPlace(const MemPool& pool, const Stream& stream, std::size_t need, bool internal,
-                 Place* place) const;
-  void MapGranules(MemPool& pool, std::size_t offset, std::size_t size);
+                 Place* place) const CUHAL_REQUIRES(st_->mu);
+  void MapGranules(MemPool& pool, std::size_t offset, std::size_t size) CUHAL_REQUIRES(st_->mu);
   // Releases idle granules, highest first: while more than `above` is reserved (thresholds), or
   // while at least `keep` stays reserved (trims).
-  void ReleaseAbove(MemPool& pool, std::uint64_t above);
-  void ReleaseKeeping(MemPool& pool, std::uint64_t keep);
+  void ReleaseAbove(MemPool& pool, std::uint64_t above) CUHAL_REQUIRES(st_->mu);
+  void ReleaseKeeping(MemPool& pool, std::uint64_t keep) CUHAL_REQUIRES(st_->mu);
   template <typename Stop>
-  void ReleaseIdle(MemPool& pool, Stop stop, std::vector<std::size_t>* released = nullptr);
-  void ReleaseGranule(MemPool& pool, std::size_t granule);
+  void ReleaseIdle(MemPool& pool, Stop stop, std::vector<std::size_t>* released = nullptr)
+      CUHAL_REQUIRES(st_->mu);
+  void ReleaseGranule(MemPool& pool, std::size_t granule) CUHAL_REQUIRES(st_->mu);
   // Marks complete frees accepted by `proven` truly free.
   template <typename Proven>
-  void Observe(MemPool& pool, Proven proven);
-  void AfterSync();
+  void Observe(MemPool& pool, Proven proven) CUHAL_REQUIRES(st_->mu);
+  void AfterSync() CUHAL_REQUIRES(st_->mu);
   // Erases destroyed pools that have nothing left (invariant 7).
-  void FinalizeDestroyed();
-  void ReleaseSpan(MemPool& pool);
+  void FinalizeDestroyed() CUHAL_REQUIRES(st_->mu);
+  void ReleaseSpan(MemPool& pool) CUHAL_REQUIRES(st_->mu);
   static void Coalesce(std::vector<PoolRange>& ranges);
   static void InsertFree(std::vector<PoolRange>& ranges, PoolRange range);
-  MemPool* FindAny(std::uint64_t id);
+  MemPool* FindAny(std::uint64_t id) CUHAL_REQUIRES(st_->mu);
 
   DriverState* const st_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<MemPool>> pools_;  // including lingering
-  std::vector<Span> free_spans_;  // address ranges of erased pools, for reuse
+  // Including lingering (destroyed, with live allocations) pools.
+  std::unordered_map<std::uint64_t, std::unique_ptr<MemPool>> pools_ CUHAL_GUARDED_BY(st_->mu);
+  // Address ranges of erased pools, for reuse.
+  std::vector<Span> free_spans_ CUHAL_GUARDED_BY(st_->mu);
   // Spare allocation-map nodes, reused so that the allocation hot path does not touch the heap.
-  std::vector<std::map<std::uintptr_t, Allocation>::node_type> spare_nodes_;
+  std::vector<std::map<std::uintptr_t, Allocation>::node_type> spare_nodes_
+      CUHAL_GUARDED_BY(st_->mu);
 };
 
 // Hooks for DriverState (no-ops until a pool has been used).
-void PoolsOnStreamSync(DriverState* st, std::uint64_t stream_id, std::uint64_t proven_below);
-void PoolsOnContextSync(DriverState* st, std::uint64_t ctx_id);
-int PoolsLive(const DriverState& st);
-std::string PoolsDescribe(const DriverState& st);
+void PoolsOnStreamSync(DriverState* st, std::uint64_t stream_id, std::uint64_t proven_below)
+    CUHAL_REQUIRES(st->mu);
+void PoolsOnContextSync(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu);
+int PoolsLive(const DriverState& st) CUHAL_REQUIRES(st.mu);
+std::string PoolsDescribe(const DriverState& st) CUHAL_REQUIRES(st.mu);
 
 // `bytes` rounded up to the pool's 512-byte packing granularity (0 stays 0).
 inline std::size_t PoolRoundUp(std::size_t bytes) {

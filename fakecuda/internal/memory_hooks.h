@@ -5,15 +5,13 @@
 
 #include <cuda.h>
 
-#include <mutex>
-
 #include "fakecuda/internal/driver_state.h"
 
 namespace fakecuda {
 
 // cuMemFree of a pointer that came from cuMemAllocAsync/cuMemAllocFromPoolAsync: frees it at once
 // (no stream ordering; the caller guarantees all accesses completed), as the real driver allows.
-CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr, std::unique_lock<std::mutex>& lock);
+CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr) CUHAL_REQUIRES(st->mu);
 
 }  // namespace fakecuda
 

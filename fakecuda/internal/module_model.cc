@@ -18,8 +18,8 @@ int Limit(const DeviceProfile& p, CUdevice_attribute attribute, int h200_value) 
   return v > 0 ? v : h200_value;
 }
 
-const ModuleModel* ModelOf(const DriverState& st) {
-  return static_cast<const ModuleModel*>(st.module_state.get());
+const ModuleModel* ModelOf(const DriverState& st) CUHAL_REQUIRES(st.mu) {
+  return st.modules_if_used();
 }
 
 }  // namespace
@@ -44,10 +44,7 @@ GraphExecState* ModuleModel::FindExec(CUgraphExec handle) {
   return it == execs.end() ? nullptr : &it->second;
 }
 
-ModuleModel& Modules(DriverState* st) {
-  if (st->module_state == nullptr) st->module_state = std::make_shared<ModuleModel>();
-  return *static_cast<ModuleModel*>(st->module_state.get());
-}
+ModuleModel& Modules(DriverState* st) { return st->modules(); }
 
 int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k) {
   int max_threads = Limit(p, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
@@ -179,8 +176,10 @@ namespace {
 
 // The op body that interprets kernel `f`'s PTX.
 CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
-                           std::vector<std::byte> params, const char* what, Op* op) {
-  if (f.program == nullptr || f.ptx_function < 0 || !f.program->KernelError(f.ptx_function).empty()) {
+                           std::vector<std::byte> params, const char* what, Op* op)
+    CUHAL_REQUIRES(st->mu) {
+  if (f.program == nullptr || f.ptx_function < 0 ||
+      !f.program->KernelError(f.ptx_function).empty()) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   auto request = std::make_shared<ptx::LaunchRequest>();
@@ -196,8 +195,9 @@ CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const Launch
       request->global_addresses.push_back(g == mod->second.globals.end() ? 0 : g->second.address);
     }
   }
-  request->resolver = [st](std::uint64_t address, ptx::Region* out) {
-    std::lock_guard<std::mutex> lock(st->mu);
+  // Runs inside the op body, on the kernel lane, with the driver lock released.
+  request->resolver = [st](std::uint64_t address, ptx::Region* out) CUHAL_EXCLUDES(st->mu) {
+    cuhal::MutexLock lock(st->mu);
     Allocation* a = st->FindAllocation(static_cast<std::uintptr_t>(address), 1);
     if (a == nullptr || a->data == nullptr) return false;
     *out = ptx::Region{a->base, a->size, a->data};
@@ -250,7 +250,7 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
 }
 
 void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) {
-  if (st->module_state == nullptr) return;
+  if (st->modules_if_used() == nullptr) return;
   ModuleModel& m = Modules(st);
   std::vector<std::uint64_t> doomed;
   for (const auto& [id, mod] : m.modules) {

@@ -3,8 +3,9 @@
 // entry points are fakecuda/entry/module_entry.cc and graph_entry.cc.
 //
 // Invariants:
-//  1. Everything here is guarded by DriverState::mu and lives in DriverState::module_state
-//     (created on first use by Modules()).
+//  1. Everything here is guarded by DriverState::mu and is owned by the DriverState
+//     (DriverState::modules(), created on first use; Modules() below).  The functions below say
+//     CUHAL_REQUIRES(st->mu); the ModuleModel's maps are reached only through them.
 //  2. Handles (CUmodule, CUfunction, CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids
 //     with a kind tag, as every fake handle does: stale handles are always detected.
 //  3. A module belongs to the context current when it was loaded; destroying that context
@@ -22,7 +23,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -134,7 +134,7 @@ int EnumBits(const E& value) {
 }
 
 // The model of `st` (created on first use). Requires st->mu held.
-ModuleModel& Modules(DriverState* st);
+ModuleModel& Modules(DriverState* st) CUHAL_REQUIRES(st->mu);
 
 // --- launches (require st->mu held) ---
 
@@ -147,7 +147,8 @@ int OptInMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k);
 
 // Checks a launch configuration against the device profile and the function: the errors
 // cuLaunchKernel returns synchronously.
-CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c);
+CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c)
+    CUHAL_REQUIRES(st->mu);
 // Packs the parameters given as `kernelParams` or `extra` into the kernel's parameter buffer.
 CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
                     std::vector<std::byte>* out);
@@ -160,20 +161,21 @@ CUresult CheckKernelsRunnable(const ModuleImage& image, std::string* log);
 // Builds the op that runs kernel `f`: its registered host implementation, else the PTX
 // interpreter (CUDA_ERROR_NOT_SUPPORTED: neither).
 CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
-                      std::vector<std::byte> params, const char* what, Op* op);
+                      std::vector<std::byte> params, const char* what, Op* op)
+    CUHAL_REQUIRES(st->mu);
 
 // --- hooks called by DriverState (require st->mu held) ---
 
 // Unloads the modules of a context being destroyed (its work has drained).
-void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id);
+void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu);
 // Adds modules and graphs to the inventory (and takes module globals out of the device
 // allocations, which they are not from the user's point of view).
-void ModulesCountLive(const DriverState& st, Inventory* inventory);
+void ModulesCountLive(const DriverState& st, Inventory* inventory) CUHAL_REQUIRES(st.mu);
 // Leak report lines for live modules and graphs.
-std::string ModulesDescribe(const DriverState& st);
+std::string ModulesDescribe(const DriverState& st) CUHAL_REQUIRES(st.mu);
 
 // Releases a module's globals and forgets it and its functions.
-void UnloadModule(DriverState* st, std::uint64_t module_id);
+void UnloadModule(DriverState* st, std::uint64_t module_id) CUHAL_REQUIRES(st->mu);
 
 }  // namespace fakecuda
 

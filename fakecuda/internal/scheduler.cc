@@ -31,6 +31,7 @@
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/stream_work.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
 namespace {
@@ -86,7 +87,7 @@ bool DriverState::HeadIsUserWork(const Stream* s) {
 
 bool DriverState::StreamIdle(const Stream* s) const { return s->queue.empty() && !s->running; }
 
-std::uint64_t DriverState::Enqueue(Stream* s, Op op, std::unique_lock<std::mutex>& lock) {
+std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
   op.seq = next_seq++;
   Context* ctx = contexts.count(s->ctx_id) ? contexts[s->ctx_id].get() : nullptr;
   // Implicit synchronization with the legacy default stream: it waits for every blocking stream
@@ -116,10 +117,11 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op, std::unique_lock<std::mutex
   s->queue.push_back(std::move(op));
   Lane* lane = nullptr;
   if (kind != OpKind::kDevice) lane = EnsureLane(kind == OpKind::kKernel ? kKernelLane : s->ctx_id);
-  cv.notify_all();
+  cv.NotifyAll();
+  NoteDriverProgress();
   if (options.policy == SchedulePolicy::kEager) {
-    DrainEager(lock);
-    if (lane != nullptr) lane->cv.notify_one();
+    DrainEager();
+    if (lane != nullptr) lane->cv.NotifyOne();
   }
   return seq;
 }
@@ -137,7 +139,7 @@ Stream* DriverState::PickReady(const std::vector<Stream*>& candidates) {
   return candidates[NextRandom() % candidates.size()];
 }
 
-void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
+void DriverState::RunHead(Stream* s) {
   Op& head = s->queue.front();
   s->running = true;
   double start = s->time_us;
@@ -152,12 +154,15 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
   CUresult result = CUDA_SUCCESS;
   bool threw = false;
   if (body) {
-    lock.unlock();
+    cuhal::MutexUnlock unlocked(mu);  // retaken when this block ends
     // Nothing the body throws escapes: a throwing host function is reported and its stream goes
     // on (the real driver would terminate the process); a throwing kernel implementation (or a
     // parameter read of the wrong size) fails like a faulting kernel, with a sticky
     // CUDA_ERROR_LAUNCH_FAILED.
     ++t_body_depth;
+    // User work on a lane keeps every virtual clock still (a busy peer is never timed out).
+    const bool busy = kind != OpKind::kDevice;
+    if (busy) EnterBusy();
     try {
       result = body();
     } catch (const std::exception& e) {
@@ -167,9 +172,9 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
       threw = true;
       std::fprintf(stderr, "fakecuda: %s: user work threw a non-std::exception\n", what);
     }
+    if (busy) LeaveBusy();
     --t_body_depth;
     body = nullptr;  // destroy captured state without the lock, like the body itself
-    lock.lock();
   }
   if (threw) {
     if (kind == OpKind::kHostFunction) {
@@ -195,23 +200,24 @@ void DriverState::RunHead(Stream* s, std::unique_lock<std::mutex>& lock) {
     auto it = contexts.find(s->ctx_id);
     if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
   }
-  cv.notify_all();
-  for (auto& [key, lane] : lanes_) lane->cv.notify_one();
+  cv.NotifyAll();
+  NoteDriverProgress();
+  for (auto& [key, lane] : lanes_) lane->cv.NotifyOne();
 }
 
-bool DriverState::RunOrHandOff(Stream* s, std::unique_lock<std::mutex>& lock) {
+bool DriverState::RunOrHandOff(Stream* s) {
   if (!HeadIsUserWork(s) || MayRunHere(s)) {
-    RunHead(s, lock);
+    RunHead(s);
     return true;
   }
   const std::uint64_t key = LaneOf(s);
   if (OnCallbackThread() && t_lane_key == key) return false;  // its lane is this thread, busy
   handoff_.insert(s->id);
-  EnsureLane(key)->cv.notify_one();
+  EnsureLane(key)->cv.NotifyOne();
   return false;
 }
 
-void DriverState::DrainEager(std::unique_lock<std::mutex>& lock) {
+void DriverState::DrainEager() {
   for (;;) {
     std::vector<Stream*> ready;
     for (auto& [id, s] : streams) {
@@ -220,7 +226,7 @@ void DriverState::DrainEager(std::unique_lock<std::mutex>& lock) {
       }
     }
     if (ready.empty()) break;
-    RunHead(PickReady(ready), lock);
+    RunHead(PickReady(ready));
   }
   ReapStreams();
 }
@@ -253,39 +259,39 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
   return PickReady(ready);
 }
 
-void DriverState::WaitForProgress(std::unique_lock<std::mutex>& lock) {
-  cv.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
+void DriverState::WaitForProgress() {
+  ScopedBlocked blocked;  // the virtual clock (fakecuda/virtual_clock.h): this thread is idle here
+  cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
   g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
 
-void DriverState::WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq,
-                                 std::unique_lock<std::mutex>& lock) {
+void DriverState::WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq) {
   // Until the handed-off op has completed: so that the next choice (a seeded draw under the
   // adversarial policy) is made on the same state whatever the lane's timing.
   for (;;) {
     Stream* s = FindStream(stream_id);
     if (s == nullptr || s->completed_seq >= head_seq) return;
-    WaitForProgress(lock);
+    WaitForProgress();
   }
 }
 
-bool DriverState::RunOrWait(Stream* s, std::unique_lock<std::mutex>& lock) {
+bool DriverState::RunOrWait(Stream* s) {
   const std::uint64_t id = s->id;
   const std::uint64_t head_seq = s->queue.front().seq;
-  if (RunOrHandOff(s, lock)) return true;
+  if (RunOrHandOff(s)) return true;
   if (OnCallbackThread() && t_lane_key == LaneOf(s)) return false;  // never wait for oneself
-  WaitForHandOff(id, head_seq, lock);
+  WaitForHandOff(id, head_seq);
   return true;
 }
 
-void DriverState::Step(Stream* target, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+void DriverState::Step(Stream* target, std::uint64_t seq) {
   if (Stream* runnable = FindNeededReady(target, seq)) {
-    if (RunOrWait(runnable, lock)) return;
+    if (RunOrWait(runnable)) return;
   }
   // Nothing this thread can run: the callback thread or another thread is running a needed op,
   // or an op waits for work another thread has yet to enqueue (a collective's peers). Wait for
   // the world to change.
-  WaitForProgress(lock);
+  WaitForProgress();
 }
 
 namespace {
@@ -298,7 +304,7 @@ bool UserWorkRunning(const std::unordered_map<std::uint64_t, std::unique_ptr<Str
 }
 }  // namespace
 
-CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
   std::uint64_t id = s->id;
   // Once this returns, the host has seen every op (and pool free) ordered on the stream before
   // `proven_below` complete.
@@ -316,7 +322,7 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq, std::unique_lock<
       // fake answers CUDA_ERROR_NOT_PERMITTED.
       if (NeedsOwnLane(cur, seq)) return CUDA_ERROR_NOT_PERMITTED;
     }
-    Step(cur, seq, lock);
+    Step(cur, seq);
     if (++slow_ticks == kSlowUserWorkTicks && UserWorkRunning(streams)) {
       std::fprintf(stderr,
                    "fakecuda: a synchronization has waited 10 s for stream %llu; a host function "
@@ -338,7 +344,7 @@ void DriverState::NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven
   PoolsOnStreamSync(this, stream_id, proven_below);
 }
 
-CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
+CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
   for (;;) {
     std::vector<Stream*> pending;
     for (auto& [id, s] : streams) {
@@ -355,9 +361,9 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>
       // kept so that no internal caller can wait for its own lane.
       return CUDA_ERROR_NOT_PERMITTED;
     } else if (!ready.empty()) {
-      if (!RunOrWait(PickReady(ready), lock)) WaitForProgress(lock);
+      if (!RunOrWait(PickReady(ready))) WaitForProgress();
     } else {
-      Step(pending[NextRandom() % pending.size()], ~std::uint64_t{0}, lock);
+      Step(pending[NextRandom() % pending.size()], ~std::uint64_t{0});
     }
   }
   ReapStreams();
@@ -369,7 +375,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id, std::unique_lock<std::mutex>
   return CUDA_SUCCESS;
 }
 
-bool DriverState::PollStream(Stream* s, std::uint64_t seq, std::unique_lock<std::mutex>& lock) {
+bool DriverState::PollStream(Stream* s, std::uint64_t seq) {
   if (seq == 0) seq = s->last_enqueued_seq;
   if (s->completed_seq >= seq) return true;
   if (options.policy == SchedulePolicy::kAdversarial) {
@@ -380,13 +386,13 @@ bool DriverState::PollStream(Stream* s, std::uint64_t seq, std::unique_lock<std:
     if (Stream* runnable = FindNeededReady(s, seq)) {
       const std::uint64_t runnable_id = runnable->id;
       const std::uint64_t head_seq = runnable->queue.front().seq;
-      if (!RunOrHandOff(runnable, lock) && !OnCallbackThread()) {
+      if (!RunOrHandOff(runnable) && !OnCallbackThread()) {
         // Handed to the callback thread: this poll still completes it, unless it blocks (on a
         // lock this thread holds, say) for longer than a few ticks; then the poll says NOT_READY.
         for (int tick = 0; tick < kPollTicks; ++tick) {
           Stream* r = FindStream(runnable_id);
           if (r == nullptr || r->completed_seq >= head_seq) break;
-          WaitForProgress(lock);
+          WaitForProgress();
         }
       }
     }
@@ -464,10 +470,10 @@ DriverState::Lane* DriverState::EnsureLane(std::uint64_t key) {
 }
 
 void DriverState::StopLanes() {
-  std::unique_lock<std::mutex> lock(mu);
+  cuhal::MutexLock lock(mu);
   stop_lanes_ = true;
   std::vector<std::thread> threads;
-  for (auto& [key, lane] : lanes_) lane->cv.notify_all();
+  for (auto& [key, lane] : lanes_) lane->cv.NotifyAll();
   for (auto& [key, lane] : lanes_) {
     if (lane->thread.joinable()) threads.push_back(std::move(lane->thread));
   }
@@ -481,9 +487,9 @@ void DriverState::LaneLoop(Lane* lane) {
   t_lane_serial = serial;
   t_lane_key = lane->key;
   const std::uint64_t key = lane->key;
-  std::unique_lock<std::mutex> lock(mu);
+  cuhal::MutexLock lock(mu);
   std::uint64_t calls_seen = entry_calls_.load(std::memory_order_relaxed);
-  auto mine = [this, key](const Stream* s) { return HeadIsUserWork(s) && LaneOf(s) == key; };
+  auto mine = [key](const Stream* s) { return HeadIsUserWork(s) && LaneOf(s) == key; };
   // The driver is going away only when its owner destroys it; any work still queued then is
   // abandoned with it (the owner's teardown synchronizes first when it cares).
   while (!stop_lanes_) {
@@ -510,8 +516,8 @@ void DriverState::LaneLoop(Lane* lane) {
       next = PickReady(ready);
     }
     if (next != nullptr) {
-      RunHead(next, lock);
-      if (options.policy == SchedulePolicy::kEager) DrainEager(lock);
+      RunHead(next);
+      if (options.policy == SchedulePolicy::kEager) DrainEager();
       ReapStreams();
       continue;
     }
@@ -525,21 +531,21 @@ void DriverState::LaneLoop(Lane* lane) {
                               options.policy == SchedulePolicy::kAdversarial &&
                               options.idle_release_us != 0;
     if (idle_release) {
-      lane->cv.wait_for(lock, std::chrono::microseconds(options.idle_release_us));
+      lane->cv.WaitFor(mu, std::chrono::microseconds(options.idle_release_us));
       const std::uint64_t calls = entry_calls_.load(std::memory_order_relaxed);
       if (calls == calls_seen && handoff_.empty() && !stop_lanes_) {
-        ReleaseIdleHostFunction(key, lock);
+        ReleaseIdleHostFunction(key);
       }
       calls_seen = entry_calls_.load(std::memory_order_relaxed);
     } else {
-      lane->cv.wait_for(lock, std::chrono::milliseconds(kWaitTickMs));
+      lane->cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
     }
   }
   lane->finished = true;
   t_lane_serial = 0;
 }
 
-void DriverState::ReleaseIdleHostFunction(std::uint64_t ctx_id, std::unique_lock<std::mutex>& lock) {
+void DriverState::ReleaseIdleHostFunction(std::uint64_t ctx_id) {
   // Streams of the context with a host function queued, in id order; one chosen by the seed.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;  // (stream, host function seq)
   for (auto& [id, s] : streams) {
@@ -560,8 +566,8 @@ void DriverState::ReleaseIdleHostFunction(std::uint64_t ctx_id, std::unique_lock
     Stream* s = FindStream(stream_id);
     if (s == nullptr || s->completed_seq >= seq) break;
     Stream* runnable = FindNeededReady(s, seq);
-    if (runnable == nullptr || !RunOrWait(runnable, lock)) {
-      WaitForProgress(lock);  // blocked on a peer, or on another lane's work
+    if (runnable == nullptr || !RunOrWait(runnable)) {
+      WaitForProgress();  // blocked on a peer, or on another lane's work
       ++waits;
     }
   }

@@ -7,9 +7,9 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <mutex>
 #include <string>
 
+#include "core/base/mutex.h"
 #include "fakecuda/fake_driver.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
 
@@ -17,11 +17,15 @@ namespace fakenccl::internal {
 namespace {
 
 // The Itanium-ABI names of the fakecuda functions fakenccl calls (stable as long as their
-// declarations in fakecuda/stream_work.h and fake_driver.h are).
+// declarations in fakecuda/stream_work.h, virtual_clock.h and fake_driver.h are).
 constexpr const char* kEnqueue = "_ZN8fakecuda17EnqueueStreamWorkEP11CUstream_stNS_10StreamWorkE";
 constexpr const char* kNotify = "_ZN8fakecuda16NotifyStreamWorkEv";
 constexpr const char* kTranslate = "_ZN8fakecuda22TranslateDevicePointerEymPi";
-constexpr const char* kTicks = "_ZN8fakecuda18SchedulerWaitTicksEv";
+constexpr const char* kNewIdleClock = "_ZN8fakecuda12NewIdleClockEim";
+constexpr const char* kEnterBlocked = "_ZN8fakecuda12EnterBlockedEv";
+constexpr const char* kLeaveBlocked = "_ZN8fakecuda12LeaveBlockedEv";
+constexpr const char* kEnterBusy = "_ZN8fakecuda9EnterBusyEv";
+constexpr const char* kLeaveBusy = "_ZN8fakecuda9LeaveBusyEv";
 constexpr const char* kStreamDevice = "_ZN8fakecuda12StreamDeviceEP11CUstream_st";
 constexpr const char* kInstalled = "_ZN8fakecuda9InstalledEv";
 constexpr const char* kOptions = "_ZNK8fakecuda10FakeDriver7optionsEv";
@@ -34,8 +38,8 @@ FakecudaHooks g_hooks;                 // written once, before g_ready is publis
 InstalledFn g_installed = nullptr;     // ditto
 OptionsFn g_options = nullptr;         // ditto
 std::atomic<const FakecudaHooks*> g_ready{nullptr};  // the fast path once resolved
-std::mutex g_mu;                       // serializes resolution
-std::string g_reason = "fakecuda's hooks were not looked up yet";  // guarded by g_mu
+cuhal::Mutex g_mu;                                   // serializes resolution
+std::string g_reason CUHAL_GUARDED_BY(g_mu) = "fakecuda's hooks were not looked up yet";
 
 int DeviceCount() {
   fakecuda::FakeDriver* driver = g_installed();
@@ -66,7 +70,10 @@ bool ResolveFrom(void* handle) {
   if (!Find(handle, kEnqueue, &h.enqueue_stream_work) ||
       !Find(handle, kNotify, &h.notify_stream_work) ||
       !Find(handle, kTranslate, &h.translate_device_pointer) ||
-      !Find(handle, kTicks, &h.scheduler_wait_ticks) ||
+      !Find(handle, kNewIdleClock, &h.new_idle_clock) ||
+      !Find(handle, kEnterBlocked, &h.enter_blocked) ||
+      !Find(handle, kLeaveBlocked, &h.leave_blocked) ||
+      !Find(handle, kEnterBusy, &h.enter_busy) || !Find(handle, kLeaveBusy, &h.leave_busy) ||
       !Find(handle, kStreamDevice, &h.stream_device) || !Find(handle, kInstalled, &installed) ||
       !Find(handle, kOptions, &options)) {
     return false;
@@ -83,7 +90,7 @@ bool ResolveFrom(void* handle) {
 
 const FakecudaHooks* Hooks() {
   if (const FakecudaHooks* ready = g_ready.load(std::memory_order_acquire)) return ready;
-  std::lock_guard<std::mutex> lock(g_mu);
+  cuhal::MutexLock lock(g_mu);
   if (const FakecudaHooks* ready = g_ready.load(std::memory_order_acquire)) return ready;
   // Never dlclose'd: fakecuda stays loaded for the process, as libcuda does.
   void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -104,7 +111,7 @@ const FakecudaHooks* Hooks() {
 
 const char* HooksUnavailableReason() {
   if (g_ready.load(std::memory_order_acquire) != nullptr) return "";
-  std::lock_guard<std::mutex> lock(g_mu);
+  cuhal::MutexLock lock(g_mu);
   // Copied per thread: another thread's failed lookup may rewrite g_reason.
   thread_local std::string copy;
   copy = g_reason;

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "fakenccl/internal/fakecuda_hooks.h"
@@ -63,7 +65,7 @@ struct SplitRendezvous {
     std::uint64_t child = 0;  // handle id; 0 for NCCL_SPLIT_NOCOLOR
   };
   std::uint64_t seq = 0;
-  std::uint64_t start_tick = 0;
+  Deadline start;  // on the parent communicator's clock
   std::weak_ptr<CommShared> parent;
   std::vector<Post> posts;
   int count = 0;
@@ -76,6 +78,7 @@ struct CommShared {
   std::uint64_t id = 0;
   std::string label;  // "communicator #3 (4 ranks)"
   int nranks = 0;
+  std::shared_ptr<fakecuda::IdleClock> clock;  // its ranks' virtual clock; null without fakecuda
   std::vector<RankState> ranks;
   std::map<std::uint64_t, std::shared_ptr<Slot>> colls;
   std::map<std::tuple<int, int, std::uint64_t>, std::shared_ptr<Slot>> p2ps;
@@ -86,7 +89,8 @@ struct InitRendezvous {
   std::string key;
   const char* api = "";
   int nranks = 0;
-  std::uint64_t start_tick = 0;
+  std::shared_ptr<fakecuda::IdleClock> clock;  // the joined ranks'; becomes the communicator's
+  Deadline start;
   std::vector<std::uint64_t> by_rank;  // handle id per rank; 0 until it arrives
   std::vector<std::uint64_t> members;  // every handle that joined
   int count = 0;
@@ -101,9 +105,9 @@ struct Task {
   std::vector<CUstream> streams;  // one leg per distinct stream
   std::vector<char> at_head;
   std::vector<char> leg_done;
-  bool first_head = false;  // some leg reached its head; start_tick is set
+  bool first_head = false;  // some leg reached its head; `start` is set
   bool started = false;     // every leg is at its head
-  std::uint64_t start_tick = 0;
+  Deadline start;
   bool done = false;
 };
 
@@ -111,7 +115,52 @@ namespace {
 
 constexpr std::uintptr_t kCommTag = 0xC;
 constexpr auto kHostSlice = std::chrono::milliseconds(10);
-constexpr auto kPollSlice = std::chrono::milliseconds(1);
+
+// The calling thread is blocked inside the fake / runs work for others (fakecuda/virtual_clock.h),
+// through the hooks (nothing happens without fakecuda).
+class Blocked {
+ public:
+  Blocked() : hooks_(Hooks()) {
+    if (hooks_ != nullptr) hooks_->enter_blocked();
+  }
+  ~Blocked() {
+    if (hooks_ != nullptr) hooks_->leave_blocked();
+  }
+  Blocked(const Blocked&) = delete;             // one enter, one leave
+  Blocked& operator=(const Blocked&) = delete;  // ditto
+
+ private:
+  const FakecudaHooks* hooks_;
+};
+
+class Busy {
+ public:
+  Busy() : hooks_(Hooks()) {
+    if (hooks_ != nullptr) hooks_->enter_busy();
+  }
+  ~Busy() {
+    if (hooks_ != nullptr) hooks_->leave_busy();
+  }
+  Busy(const Busy&) = delete;             // one enter, one leave
+  Busy& operator=(const Busy&) = delete;  // ditto
+
+ private:
+  const FakecudaHooks* hooks_;
+};
+
+// Null-tolerant clock operations (a clock is null when fakecuda cannot be reached).
+void ClockBind(const std::shared_ptr<fakecuda::IdleClock>& clock, int index) {
+  if (clock) clock->Bind(index);
+}
+void ClockLeave(const std::shared_ptr<fakecuda::IdleClock>& clock, int index) {
+  if (clock) clock->Leave(index);
+}
+void ClockPoll(const std::shared_ptr<fakecuda::IdleClock>& clock, int index) {
+  if (clock) clock->NotePoll(index);
+}
+void ClockProgress(const std::shared_ptr<fakecuda::IdleClock>& clock) {
+  if (clock) clock->NoteProgress();
+}
 
 std::string Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string Fmt(const char* format, ...) {
@@ -178,6 +227,7 @@ double CostUs(const CallDesc& d, int nranks) {
 // The data movement of one Slot, done without the engine lock (invariant 3).
 struct ExecResult {
   bool ok = true;
+  bool internal = false;  // the fake itself failed (ncclInternalError for everyone)
   std::string text;
   std::vector<int> bad_ranks;
 };
@@ -422,17 +472,39 @@ std::uint64_t DecodeComm(ncclComm_t comm) {
   return static_cast<std::uint64_t>(v >> 4);
 }
 
-std::uint64_t Engine::Clock() const {
+std::shared_ptr<fakecuda::IdleClock> Engine::NewClock(int participants) const {
   const FakecudaHooks* hooks = Hooks();
-  std::uint64_t scheduler = hooks != nullptr ? hooks->scheduler_wait_ticks() : 0;
-  return scheduler + ticks_.load(std::memory_order_relaxed);
+  if (hooks == nullptr) return nullptr;
+  // A quiescent round jumps past every pending deadline of the group (they all have this length).
+  const std::uint64_t jump = timeout_ticks_ == ~std::uint64_t{0} ? timeout_ticks_ : timeout_ticks_ + 1;
+  return hooks->new_idle_clock(participants, jump);
 }
 
-bool Engine::WaitSliceLocked(std::unique_lock<std::mutex>& lock,
-                             std::chrono::milliseconds slice) {
-  bool woken = cv_.wait_for(lock, slice) == std::cv_status::no_timeout;
-  ticks_.fetch_add(1, std::memory_order_relaxed);
-  return woken;
+Deadline Engine::StartDeadline(const fakecuda::IdleClock* clock) const {
+  Deadline d;
+  d.tick = clock != nullptr ? clock->Now() : 0;
+  d.wall = std::chrono::steady_clock::now();
+  return d;
+}
+
+bool Engine::Expired(const fakecuda::IdleClock* clock, const Deadline& d) const {
+  if (clock != nullptr && clock->Now() - d.tick > timeout_ticks_) return true;
+  return std::chrono::steady_clock::now() - d.wall > wall_timeout_;
+}
+
+std::string Engine::ExpiryText(const fakecuda::IdleClock* clock, const Deadline& d) const {
+  if (clock != nullptr && clock->Now() - d.tick > timeout_ticks_) {
+    return "timed out (every rank that could still make it was blocked or gone: no virtual time "
+           "passes while one runs)";
+  }
+  return Fmt("timed out after the wall-clock backstop of %lld ms (a rank is neither done nor "
+             "blocked inside the fake: busy, or blocked somewhere the fake cannot see)",
+             static_cast<long long>(wall_timeout_.count()));
+}
+
+void Engine::WaitSliceLocked(std::unique_lock<std::mutex>& lock) {
+  Blocked blocked;  // an observation of the clocks of this thread's groups
+  cv_.wait_for(lock, kHostSlice);
 }
 
 Engine::Lookup Engine::FindLocked(ncclComm_t comm, const char* op_name, std::string* text) {
@@ -489,7 +561,8 @@ ncclResult_t Engine::EnsureReadyLocked(CommHandle& h, std::string* text) {
 }
 
 void Engine::FormCommLocked(const std::vector<std::uint64_t>& handle_ids,
-                            const std::string& label) {
+                            const std::string& label,
+                            std::shared_ptr<fakecuda::IdleClock> clock) {
   static std::atomic<std::uint64_t> next_comm{1};
   auto comm = std::make_shared<CommShared>();
   comm->id = next_comm.fetch_add(1, std::memory_order_relaxed);
@@ -497,6 +570,7 @@ void Engine::FormCommLocked(const std::vector<std::uint64_t>& handle_ids,
   comm->label = Fmt("communicator #%" PRIu64 " (%d ranks, %s)", comm->id, comm->nranks,
                     label.c_str());
   comm->ranks.resize(handle_ids.size());
+  comm->clock = clock ? std::move(clock) : NewClock(comm->nranks);
   for (std::size_t r = 0; r < handle_ids.size(); ++r) {
     RankState& rs = comm->ranks[r];
     rs.sends.assign(handle_ids.size(), 0);
@@ -506,6 +580,7 @@ void Engine::FormCommLocked(const std::vector<std::uint64_t>& handle_ids,
       // Aborted while the rendezvous was open: a rank that is gone from the start.
       rs.aborted = true;
       rs.destroyed = true;
+      ClockLeave(comm->clock, static_cast<int>(r));
       continue;
     }
     CommHandle& h = *it->second;
@@ -517,6 +592,7 @@ void Engine::FormCommLocked(const std::vector<std::uint64_t>& handle_ids,
     rs.device = h.device;
     rs.handle_id = h.id;
   }
+  ClockProgress(comm->clock);
   cv_.notify_all();
 }
 
@@ -537,6 +613,7 @@ void Engine::FailInitLocked(std::shared_ptr<InitRendezvous> keep, ncclResult_t e
   }
   auto it = inits_.find(rv.key);
   if (it != inits_.end() && it->second.get() == &rv) inits_.erase(it);
+  ClockProgress(rv.clock);
   cv_.notify_all();
 }
 
@@ -551,12 +628,14 @@ ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& i
     slot->key = key;
     slot->api = api;
     slot->nranks = nranks;
-    slot->start_tick = Clock();
+    slot->clock = NewClock(nranks);
+    slot->start = StartDeadline(slot->clock.get());
     slot->by_rank.assign(static_cast<size_t>(nranks), 0);
   }
   std::shared_ptr<InitRendezvous> rv = slot;
   CommHandle* h = NewHandleLocked(api, device, cc_major, blocking);
   h->init = rv;
+  h->init_rank = rank;
   rv->members.push_back(h->id);
   *out = EncodeComm(h->id);
   if (rv->nranks != nranks) {
@@ -570,10 +649,12 @@ ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& i
                        rank, nranks));
   } else {
     rv->by_rank[static_cast<size_t>(rank)] = h->id;
+    ClockBind(rv->clock, rank);
+    ClockProgress(rv->clock);
     if (++rv->count == nranks) {
       rv->done = true;
       inits_.erase(rv->key);
-      FormCommLocked(rv->by_rank, Fmt("made by %s", api));
+      FormCommLocked(rv->by_rank, Fmt("made by %s", api), rv->clock);
     }
   }
   if (!wait) return ncclSuccess;
@@ -602,7 +683,7 @@ ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
       if (h.blocking) handles_.erase(it);
       return error;
     }
-    if (h.init && Clock() - h.init->start_tick > timeout_ticks_) {
+    if (h.init && Expired(h.init->clock.get(), h.init->start)) {
       std::shared_ptr<InitRendezvous> keep = h.init;
       InitRendezvous& rv = *keep;
       std::vector<int> missing;
@@ -612,21 +693,21 @@ ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
       // UNMEASURED (a choice): NCCL's bootstrap would hang, or fail after its socket timeouts with
       // ncclSystemError or ncclRemoteError.
       FailInitLocked(keep, ncclSystemError,
-                     Fmt("fakenccl: %s timed out after %" PRIu64
-                         " virtual ticks waiting for rank(s) %s of %d to join with the same "
+                     Fmt("fakenccl: %s %s waiting for rank(s) %s of %d to join with the same "
                          "ncclUniqueId (NCCL's bootstrap would time out or hang)",
-                         rv.api, timeout_ticks_, RankList(missing).c_str(), rv.nranks));
+                         rv.api, ExpiryText(rv.clock.get(), rv.start).c_str(),
+                         RankList(missing).c_str(), rv.nranks));
       continue;
     }
     if (h.split) {
       std::shared_ptr<SplitRendezvous> rv = h.split;
       std::shared_ptr<CommShared> parent = rv->parent.lock();
-      if (parent && Clock() - rv->start_tick > timeout_ticks_) {
+      if (parent && Expired(parent->clock.get(), rv->start)) {
         SplitTimeoutLocked(*parent, *rv);
         continue;
       }
     }
-    WaitSliceLocked(lock, kHostSlice);
+    WaitSliceLocked(lock);
   }
 }
 
@@ -639,7 +720,12 @@ ncclResult_t Engine::InitAll(ncclComm_t* comms, std::span<const int> devices,
     ids.push_back(h->id);
     comms[i] = EncodeComm(h->id);
   }
-  if (!ids.empty()) FormCommLocked(ids, "made by ncclCommInitAll");
+  if (!ids.empty()) {
+    FormCommLocked(ids, "made by ncclCommInitAll");
+    // One thread drives every rank.
+    const std::shared_ptr<fakecuda::IdleClock>& clock = handles_.at(ids[0])->comm->clock;
+    for (std::size_t r = 0; r < ids.size(); ++r) ClockBind(clock, static_cast<int>(r));
+  }
   return ncclSuccess;
 }
 
@@ -657,9 +743,17 @@ void Engine::FormSplitLocked(CommShared& parent, SplitRendezvous& rv) {
     for (const auto& [key, r] : members) ids.push_back(rv.posts[static_cast<size_t>(r)].child);
     FormCommLocked(ids, Fmt("color %d of ncclCommSplit #%" PRIu64 " of communicator #%" PRIu64,
                             color, rv.seq, parent.id));
+    // Each child rank is driven by the thread that drives its parent rank.
+    auto it = handles_.find(ids[0]);
+    if (it != handles_.end() && it->second->comm && it->second->comm->clock && parent.clock) {
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        it->second->comm->clock->BindLike(static_cast<int>(i), *parent.clock, members[i].second);
+      }
+    }
   }
   rv.done = true;
   parent.splits.erase(rv.seq);
+  ClockProgress(parent.clock);
   cv_.notify_all();
 }
 
@@ -678,6 +772,7 @@ void Engine::FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult
     it->second->split.reset();
   }
   parent.splits.erase(rv.seq);
+  ClockProgress(parent.clock);
   cv_.notify_all();
 }
 
@@ -691,9 +786,9 @@ ncclResult_t Engine::SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv)
   }
   ncclResult_t error = gone ? ncclRemoteError : ncclInvalidUsage;
   FailSplitLocked(parent, rv, error,
-                  Fmt("fakenccl: ncclCommSplit #%" PRIu64 " of %s timed out after %" PRIu64
-                      " virtual ticks: rank(s) %s never called it%s",
-                      rv.seq, parent.label.c_str(), timeout_ticks_, RankList(missing).c_str(),
+                  Fmt("fakenccl: ncclCommSplit #%" PRIu64 " of %s %s: rank(s) %s never called it%s",
+                      rv.seq, parent.label.c_str(),
+                      ExpiryText(parent.clock.get(), rv.start).c_str(), RankList(missing).c_str(),
                       gone ? " (one of them died or aborted)" : ""));
   return error;
 }
@@ -714,12 +809,14 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
   std::shared_ptr<CommShared> parent = ph.comm;
   RankState& rs = parent->ranks[static_cast<size_t>(ph.rank)];
   if (rs.dead) return ncclSuccess;  // a dead rank's calls have no effect
+  ClockBind(parent->clock, ph.rank);
+  ClockProgress(parent->clock);
   std::uint64_t seq = rs.next_split++;
   std::shared_ptr<SplitRendezvous>& slot = parent->splits[seq];
   if (!slot) {
     slot = std::make_shared<SplitRendezvous>();
     slot->seq = seq;
-    slot->start_tick = Clock();
+    slot->start = StartDeadline(parent->clock.get());
     slot->parent = parent;
     slot->posts.resize(static_cast<size_t>(parent->nranks));
   }
@@ -732,6 +829,7 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
   if (color != NCCL_SPLIT_NOCOLOR) {
     CommHandle* child = NewHandleLocked("ncclCommSplit", ph.device, ph.cc_major, resolved_blocking);
     child->split = rv;
+    child->init_rank = ph.rank;  // polls count on the parent's clock, as this rank
     child_id = child->id;
     *newcomm = EncodeComm(child_id);
   }
@@ -743,11 +841,11 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
   if (++rv->count == parent->nranks) FormSplitLocked(*parent, *rv);
   if (!wait) return ncclSuccess;
   while (!rv->done) {
-    if (Clock() - rv->start_tick > timeout_ticks_) {
+    if (Expired(parent->clock.get(), rv->start)) {
       SplitTimeoutLocked(*parent, *rv);
       break;
     }
-    WaitSliceLocked(lock, kHostSlice);
+    WaitSliceLocked(lock);
   }
   if (rv->error != ncclSuccess) {
     if (child_id != 0) handles_.erase(child_id);
@@ -791,6 +889,7 @@ ncclResult_t Engine::Destroy(ncclComm_t comm, std::string* text) {
   RankState& rs = h.comm->ranks[static_cast<size_t>(h.rank)];
   rs.destroyed = true;
   rs.handle_id = 0;
+  ClockLeave(h.comm->clock, h.rank);  // it can make no call of the group any more
   handles_.erase(it);
   cv_.notify_all();
   return ncclSuccess;
@@ -801,6 +900,7 @@ void Engine::AbortRankLocked(CommShared& comm, int rank, const char* why) {
   rs.aborted = true;
   rs.destroyed = true;
   rs.handle_id = 0;
+  ClockLeave(comm.clock, rank);
   std::string text =
       Fmt("fakenccl: rank %d of %s %s; operations that needed it fail", rank, comm.label.c_str(),
           why);
@@ -831,6 +931,7 @@ ncclResult_t Engine::Abort(ncclComm_t comm, std::string* text) {
     if (l.error != ncclSuccess) return l.error;
     CommHandle& h = *l.handle;
     if (h.state == CommHandle::State::kInitializing && h.init) {
+      ClockLeave(h.init->clock, h.init_rank);
       FailInitLocked(h.init, ncclRemoteError,
                      "fakenccl: a rank aborted its communicator while it was being initialized");
     } else if (h.state == CommHandle::State::kReady) {
@@ -846,6 +947,7 @@ ncclResult_t Engine::Abort(ncclComm_t comm, std::string* text) {
 ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
                                    std::string* text) {
   bool failed_any = false;
+  bool polled = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
     Lookup l = FindLocked(comm, "ncclGetAsyncError", text);
@@ -857,20 +959,22 @@ ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
     std::uint64_t id = l.handle->id;
     if (l.handle->state == CommHandle::State::kInitializing) {
       CommHandle& h = *l.handle;
-      if (h.init && Clock() - h.init->start_tick > timeout_ticks_) {
+      if (h.init && Expired(h.init->clock.get(), h.init->start)) {
         lock.unlock();
         (void)WaitInitialized(id, text);  // fails the rendezvous (the handle stays: non-blocking)
         lock.lock();
+      } else if (h.init) {
+        ClockPoll(h.init->clock, h.init_rank);  // an idle poll (fakecuda/virtual_clock.h)
+        polled = true;
       } else if (h.split) {
         std::shared_ptr<SplitRendezvous> rv = h.split;
         std::shared_ptr<CommShared> parent = rv->parent.lock();
-        if (parent && Clock() - rv->start_tick > timeout_ticks_) {
+        if (parent && Expired(parent->clock.get(), rv->start)) {
           SplitTimeoutLocked(*parent, *rv);
-        } else {
-          WaitSliceLocked(lock, kPollSlice);  // polling is waiting: it advances the clock
+        } else if (parent) {
+          ClockPoll(parent->clock, h.init_rank);
+          polled = true;
         }
-      } else {
-        WaitSliceLocked(lock, kPollSlice);
       }
       auto it = handles_.find(id);
       if (it == handles_.end()) {
@@ -894,12 +998,17 @@ ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
     std::shared_ptr<CommShared> c = h.comm;
     bool waiting = false;
     failed_any = CheckTimeoutsLocked(*c, h.rank, &waiting);
-    if (waiting && !failed_any) WaitSliceLocked(lock, kPollSlice);
+    if (waiting && !failed_any) {
+      ClockPoll(c->clock, h.rank);  // an idle poll (fakecuda/virtual_clock.h)
+      polled = true;
+    }
     RankState& rs = c->ranks[static_cast<size_t>(h.rank)];
     *async_error = rs.async_error;
     if (rs.async_error != ncclSuccess) *text = rs.async_text;
   }
   if (failed_any) NotifyFakecuda();
+  // A polling loop must not starve the threads it waits for (nor spin a core flat out).
+  if (polled) std::this_thread::yield();
   return ncclSuccess;
 }
 
@@ -917,9 +1026,10 @@ bool Engine::CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting) {
     bool settled = true;
     for (auto& [slot, part] : t->entries) settled = SlotSettledLocked(*slot) && settled;
     if (settled) continue;
-    if (Clock() - t->start_tick > timeout_ticks_) {
+    if (Expired(comm.clock.get(), t->start)) {
+      const std::string expiry = ExpiryText(comm.clock.get(), t->start);
       for (auto& [slot, part] : t->entries) {
-        if (slot->state == Slot::State::kOpen) FailSlotTimeoutLocked(comm, *slot);
+        if (slot->state == Slot::State::kOpen) FailSlotTimeoutLocked(comm, *slot, expiry);
       }
       failed = true;
     } else {
@@ -1025,6 +1135,10 @@ ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char
   std::unique_lock<std::mutex> lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
+  if (throw_in_calls_for_testing_.load(std::memory_order_relaxed) > 0 &&
+      throw_in_calls_for_testing_.fetch_sub(1, std::memory_order_relaxed) > 0) {
+    throw std::runtime_error("injected exception in CheckCall (test hook)");
+  }
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
   CommHandle& h = *l.handle;
   const int n = h.comm->nranks;
@@ -1118,10 +1232,13 @@ ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char
   rs = &it->second->comm->ranks[static_cast<size_t>(rank)];
   if (rs->dead) return ncclSuccess;
   ++rs->calls;
+  std::shared_ptr<CommShared> shared = it->second->comm;
   if (faults.ShouldDie(rank, n, rs->calls)) {
     rs->dead = true;  // from this call on, nothing this handle does reaches its peers
+    ClockLeave(shared->clock, rank);
     return ncclSuccess;
   }
+  ClockBind(shared->clock, rank);  // this thread drives the rank (and is not polling)
   ops->push_back(GroupOp{id, d});
   return ncclSuccess;
 }
@@ -1166,10 +1283,11 @@ void Engine::FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
     bool culprit = std::find(culprits.begin(), culprits.end(), r) != culprits.end();
     SetAsyncErrorLocked(comm, r, culprit ? culprit_error : error, text);
   }
+  ClockProgress(comm.clock);
   cv_.notify_all();
 }
 
-void Engine::FailSlotTimeoutLocked(CommShared& comm, Slot& slot) {
+void Engine::FailSlotTimeoutLocked(CommShared& comm, Slot& slot, const std::string& expiry) {
   std::string missing;
   std::vector<int> waiting;
   bool gone = false;
@@ -1213,10 +1331,8 @@ void Engine::FailSlotTimeoutLocked(CommShared& comm, Slot& slot) {
   // NCCL hangs in both cases (or reports ncclRemoteError/ncclSystemError from its network layer).
   ncclResult_t error = gone ? ncclRemoteError : ncclInvalidUsage;
   FailSlotLocked(comm, slot, error,
-                 Fmt("fakenccl: %s timed out after %" PRIu64
-                     " virtual ticks: %s; waiting: rank(s) %s",
-                     DescribeSlot(comm, slot).c_str(), timeout_ticks_, missing.c_str(),
-                     RankList(waiting).c_str()));
+                 Fmt("fakenccl: %s %s: %s; waiting: rank(s) %s", DescribeSlot(comm, slot).c_str(),
+                     expiry.c_str(), missing.c_str(), RankList(waiting).c_str()));
 }
 
 bool Engine::SlotSettledLocked(Slot& slot) {
@@ -1363,6 +1479,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
         return !t || t->done;
       });
       rs.pending.push_back(task);
+      ClockProgress(comm->clock);  // posts: a round of the group's clock starts over
       tasks.push_back(task);
       costs.push_back(cost);
       whats.push_back(what);
@@ -1403,29 +1520,75 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
 // ---- Stream work -------------------------------------------------------------------------------
 
 bool Engine::LegReady(Task& task, std::size_t leg) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (task.done) return true;
-  task.at_head[leg] = 1;
-  if (!task.first_head) {
-    task.first_head = true;
-    task.start_tick = Clock();
-  }
-  task.started = std::all_of(task.at_head.begin(), task.at_head.end(), [](char c) { return c; });
-  CommShared& comm = *task.comm;
-  if (comm.ranks[static_cast<size_t>(task.rank)].aborted) return true;
-  bool settled = true;
-  for (auto& [slot, part] : task.entries) settled = SlotSettledLocked(*slot) && settled;
-  if (settled) return true;
-  if (Clock() - task.start_tick > timeout_ticks_) {
-    for (auto& [slot, part] : task.entries) {
-      if (slot->state == Slot::State::kOpen) FailSlotTimeoutLocked(comm, *slot);
+  // Called by fakecuda under its lock: must not throw into the scheduler.
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (task.done) return true;
+    CommShared& comm = *task.comm;
+    if (!task.at_head[leg]) {
+      task.at_head[leg] = 1;
+      ClockProgress(comm.clock);
     }
+    if (!task.first_head) {
+      task.first_head = true;
+      task.start = StartDeadline(comm.clock.get());
+    }
+    task.started =
+        std::all_of(task.at_head.begin(), task.at_head.end(), [](char c) { return c; });
+    if (comm.ranks[static_cast<size_t>(task.rank)].aborted) return true;
+    bool settled = true;
+    for (auto& [slot, part] : task.entries) settled = SlotSettledLocked(*slot) && settled;
+    if (settled) return true;
+    if (Expired(comm.clock.get(), task.start)) {
+      const std::string expiry = ExpiryText(comm.clock.get(), task.start);
+      for (auto& [slot, part] : task.entries) {
+        if (slot->state == Slot::State::kOpen) FailSlotTimeoutLocked(comm, *slot, expiry);
+      }
+      return true;
+    }
+    return false;
+  } catch (...) {
+    // Out of memory for a message: let the leg run; its body fails what is still open.
     return true;
   }
-  return false;
 }
 
 CUresult Engine::RunLeg(Task& task, std::size_t leg) {
+  // Stream work must not throw into fakecuda's scheduler: whatever escapes fails this task's
+  // operations with ncclInternalError (its communicator's async error) and ends the leg, so that
+  // neither the stream nor the peers wait for it.
+  try {
+    return RunLegOrThrow(task, leg);
+  } catch (const std::exception& e) {
+    return RunLegFailed(task, leg, e.what());
+  } catch (...) {
+    return RunLegFailed(task, leg, "an exception that is not a std::exception");
+  }
+}
+
+CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noexcept {
+  std::fprintf(stderr, "fakenccl: the stream work of rank %d threw: %s\n", task.rank, what);
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    CommShared& comm = *task.comm;
+    for (auto& [slot, part] : task.entries) {
+      if (slot->state == Slot::State::kDone) continue;
+      FailSlotLocked(comm, *slot, ncclInternalError,
+                     Fmt("fakenccl: internal error while executing %s: %s",
+                         DescribeSlot(comm, *slot).c_str(), what));
+    }
+    task.leg_done[leg] = 1;
+    if (std::all_of(task.leg_done.begin(), task.leg_done.end(), [](char c) { return c; })) {
+      FinishTaskLocked(task);
+    }
+    cv_.notify_all();
+  } catch (...) {
+    std::fprintf(stderr, "fakenccl: and recording that failed too\n");
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
   std::unique_lock<std::mutex> lock(mu_);
   CommShared& comm = *task.comm;
   for (auto& [slot_ptr, part] : task.entries) {
@@ -1441,11 +1604,28 @@ CUresult Engine::RunLeg(Task& task, std::size_t leg) {
         const int src = slot.src;
         const int dst = slot.dst;
         lock.unlock();
-        ExecResult res = p2p ? ExecutePointToPoint(descs[0], src, descs[1], dst, where)
-                             : ExecuteCollective(descs, where);
+        ExecResult res;
+        try {
+          Busy busy;  // moving data for every rank: no group's clock advances meanwhile
+          if (throw_in_executions_for_testing_.load(std::memory_order_relaxed) > 0 &&
+              throw_in_executions_for_testing_.fetch_sub(1, std::memory_order_relaxed) > 0) {
+            throw std::runtime_error("fakenccl: injected exception in a collective's execution");
+          }
+          res = p2p ? ExecutePointToPoint(descs[0], src, descs[1], dst, where)
+                    : ExecuteCollective(descs, where);
+        } catch (const std::exception& e) {
+          res = ExecResult{};
+          res.ok = false;
+          res.text = Fmt("fakenccl: internal error while executing %s: %s", where.c_str(),
+                         e.what());
+          res.internal = true;
+        }
         lock.lock();
         if (res.ok) {
           slot.state = Slot::State::kDone;
+          ClockProgress(comm.clock);
+        } else if (res.internal) {
+          FailSlotLocked(comm, slot, ncclInternalError, res.text);
         } else {
           slot.bad_ranks = res.bad_ranks;
           FailSlotLocked(comm, slot, ncclRemoteError, res.text, res.bad_ranks,
@@ -1455,7 +1635,9 @@ CUresult Engine::RunLeg(Task& task, std::size_t leg) {
         break;
       }
       if (slot.state == Slot::State::kClaimed) {
-        cv_.wait(lock);  // the claimer is copying data and waits for nothing (invariant 3)
+        // The claimer is copying data and waits for nothing (invariant 3); its failures end the
+        // claim too (RunLeg catches everything). Bounded slices all the same.
+        WaitSliceLocked(lock);
         continue;
       }
       break;  // kDone, kFailed, or kOpen because this rank aborted

@@ -31,14 +31,29 @@
 //     deadlock because a claimer waits for nothing. Each Slot is executed once, for all ranks.
 //  4. A rank's Task cannot complete before its Slots are kDone or kFailed; its stream therefore
 //     never runs past a collective whose outputs are not yet written.
-//  5. Waits are bounded on the virtual clock Clock() = fakecuda::SchedulerWaitTicks() + this
-//     engine's own host-wait ticks: a Task whose Slots stay kOpen for more than
-//     NcclOptions::timeout_ticks after its legs reached their heads fails those Slots, naming the
-//     missing ranks (ncclRemoteError when one of them died or aborted, else ncclInvalidUsage),
-//     and runs as a no-op. Mismatched calls fail their Slot at once, when the second call posts.
+//  5. Every wait is bounded, on two clocks (Expired):
+//     - the virtual clock of the group (fakecuda/virtual_clock.h): one IdleClock per
+//       communicator (CommShared::clock, its participants are the ranks, each bound to the
+//       thread that last called for it, or gone once destroyed, aborted or dead) and one per
+//       initialization rendezvous (the joined ranks; it becomes the communicator's). Virtual time
+//       passes only when every rank of the group is idle (blocked in fakecuda's or fakenccl's
+//       waits, polling ncclCommGetAsyncError with nothing to show, gone, its thread exited), and
+//       then jumps past every pending deadline of the group: a missing rank is reported at once,
+//       a busy one never;
+//     - a wall-clock backstop (NcclOptions::wall_timeout_ms), for a rank that blocks where the
+//       fake cannot see it, and for ranks that have not joined an initialization yet (the fake
+//       cannot know which thread they will be, so they are never counted idle).
+//     A Task whose Slots stay kOpen past a deadline that started when its first leg reached its
+//     head fails those Slots, naming the missing ranks (ncclRemoteError when one of them died or
+//     aborted, else ncclInvalidUsage), and runs as a no-op. Mismatched calls fail their Slot at
+//     once, when the second call posts. Every state change a waiter may be waiting for notes
+//     progress on the group's clock (a round in progress starts over). Host waits are 10 ms
+//     slices, each inside a fakecuda blocked state (an observation of the clock).
 //  6. Stream work closures hold shared_ptrs to the Engine, the Task and its CommShared: the
 //     engine's state outlives the FakeNccl and the handles for as long as queued work needs it.
 //     Nothing here holds a CommHandle except the handle table.
+//  7. Nothing escapes: stream work (LegReady, RunLeg) catches everything and fails its Task's
+//     Slots with ncclInternalError; the entry points catch everything at the C boundary.
 #ifndef CUHAL_FAKENCCL_INTERNAL_ENGINE_H_
 #define CUHAL_FAKENCCL_INTERNAL_ENGINE_H_
 
@@ -59,6 +74,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fakecuda/virtual_clock.h"
 #include "fakenccl/datatypes.h"
 
 namespace fakenccl {
@@ -116,6 +132,12 @@ struct GroupOp {
   CallDesc desc;
 };
 
+// When a wait began, on both clocks (invariant 5).
+struct Deadline {
+  std::uint64_t tick = 0;  // the group's IdleClock::Now()
+  std::chrono::steady_clock::time_point wall;
+};
+
 struct Task;
 struct Slot;
 struct CommShared;
@@ -146,6 +168,9 @@ struct CommHandle {
   std::shared_ptr<SplitRendezvous> split;  // while initializing through ncclCommSplit
   std::shared_ptr<CommShared> comm;        // once kReady
   int rank = -1;
+  // While initializing: the rank in the init rendezvous, or the parent rank of a split (the
+  // participant its ncclCommGetAsyncError polls count for).
+  int init_rank = 0;
   bool finalized = false;
   bool destroy_requested = false;
   std::vector<UserOp> user_ops;  // index = op - ncclNumOps before mangling
@@ -162,13 +187,21 @@ struct EngineInventory {
 // mu_ itself (callers never hold it). Stream ordering: see the invariants above.
 class Engine : public std::enable_shared_from_this<Engine> {
  public:
-  explicit Engine(std::uint64_t timeout_ticks) : timeout_ticks_(timeout_ticks) {}
+  Engine(std::uint64_t timeout_ticks, std::chrono::milliseconds wall_timeout)
+      : timeout_ticks_(timeout_ticks), wall_timeout_(wall_timeout) {}
   Engine(const Engine&) = delete;             // shared by closures through shared_ptr
   Engine& operator=(const Engine&) = delete;  // ditto
 
-  // Virtual clock (invariant 5).
-  std::uint64_t Clock() const;
   std::uint64_t timeout_ticks() const { return timeout_ticks_; }
+
+  // Test hooks (invariant 7): the next `n` executions of a collective's data movement throw;
+  // the next `n` CheckCall (every communication entry point) throw with the engine lock held.
+  void ThrowInExecutionsForTesting(int n) {
+    throw_in_executions_for_testing_.store(n, std::memory_order_relaxed);
+  }
+  void ThrowInCallsForTesting(int n) {
+    throw_in_calls_for_testing_.store(n, std::memory_order_relaxed);
+  }
 
   // ---- Communicator lifetime. Every function sets *text on error (NCCL-like WARN text).
   // ncclCommInitRank/InitRankConfig: joins the rendezvous of `id`. When `wait`, blocks until the
@@ -227,28 +260,40 @@ class Engine : public std::enable_shared_from_this<Engine> {
   CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking);
   // NCCL's ncclCommEnsureReady: ncclInvalidArgument while initializing, else the async error.
   ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text);
-  void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label);
+  // Forms a communicator of the handles; `clock` is the rendezvous' (or null: a new one).
+  void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label,
+                      std::shared_ptr<fakecuda::IdleClock> clock = nullptr);
   void FailInitLocked(std::shared_ptr<InitRendezvous> rv, ncclResult_t error,
                       const std::string& text);
   void FormSplitLocked(CommShared& parent, SplitRendezvous& rv);
   void FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
                        const std::string& text);
   ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv);
-  bool WaitSliceLocked(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds slice);
+  // Invariant 5's clocks.
+  std::shared_ptr<fakecuda::IdleClock> NewClock(int participants) const;
+  Deadline StartDeadline(const fakecuda::IdleClock* clock) const;
+  bool Expired(const fakecuda::IdleClock* clock, const Deadline& d) const;
+  std::string ExpiryText(const fakecuda::IdleClock* clock, const Deadline& d) const;
+  // One 10 ms slice of a host wait, blocked (fakecuda/virtual_clock.h).
+  void WaitSliceLocked(std::unique_lock<std::mutex>& lock);
+  CUresult RunLegOrThrow(Task& task, std::size_t leg);
+  CUresult RunLegFailed(Task& task, std::size_t leg, const char* what) noexcept;
   // Returns true when some slot failed (the caller then notifies fakecuda, without mu_).
   bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting);
   bool SlotSettledLocked(Slot& slot);
   void FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
                       const std::string& text, const std::vector<int>& culprits = {},
                       ncclResult_t culprit_error = ncclSuccess);
-  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot);
+  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot, const std::string& expiry);
   void AbortRankLocked(CommShared& comm, int rank, const char* why);
   void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text);
   void FinishTaskLocked(Task& task);
   std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
 
   const std::uint64_t timeout_ticks_;
-  std::atomic<std::uint64_t> ticks_{0};  // host waits with nothing to do
+  const std::chrono::milliseconds wall_timeout_;
+  std::atomic<int> throw_in_executions_for_testing_{0};
+  std::atomic<int> throw_in_calls_for_testing_{0};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // notified when a rendezvous forms, a slot settles or is done

@@ -14,17 +14,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "fakecuda/stream_work.h"
+#include "fakecuda/virtual_clock.h"
 
 namespace fakenccl::internal {
 
-// fakecuda/stream_work.h, plus what fakenccl reads of the installed driver's options.
+// fakecuda/stream_work.h and virtual_clock.h, plus what fakenccl reads of the installed driver's options.
 struct FakecudaHooks {
   CUresult (*enqueue_stream_work)(CUstream, fakecuda::StreamWork) = nullptr;
   void (*notify_stream_work)() = nullptr;
   std::byte* (*translate_device_pointer)(CUdeviceptr, std::size_t, int*) = nullptr;
-  std::uint64_t (*scheduler_wait_ticks)() = nullptr;
+  // fakecuda/virtual_clock.h: one set of thread presences per process, fakecuda's.
+  std::shared_ptr<fakecuda::IdleClock> (*new_idle_clock)(int, std::uint64_t) = nullptr;
+  void (*enter_blocked)() noexcept = nullptr;
+  void (*leave_blocked)() noexcept = nullptr;
+  void (*enter_busy)() noexcept = nullptr;
+  void (*leave_busy)() noexcept = nullptr;
   int (*stream_device)(CUstream) = nullptr;
   // The installed driver's device count, or -1 when none is installed.
   int (*device_count)() = nullptr;

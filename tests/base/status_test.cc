@@ -153,9 +153,19 @@ TEST(StatusTest, ToStringHasCodeMessageAndLocation) {
   EXPECT_EQ(status.location().line(), static_cast<unsigned>(line));
   EXPECT_THAT(status.location().file_name(), HasSubstr("status_test.cc"));
   const std::string expected = StrCat("INVALID_ARGUMENT: creating device 0: queue_count must be >= "
-                                      "1, got 0 [",
-                                      status.location().file_name(), ":", line, "]");
+                                      "1, got 0 [tests/base/status_test.cc:",
+                                      line, "]");
   EXPECT_EQ(status.ToString(), expected);
+  EXPECT_EQ(status.file(), "tests/base/status_test.cc");
+}
+
+// Locations print relative to the repository, whatever path the compiler was given.
+TEST(StatusTest, FilesAreRepositoryRelative) {
+  EXPECT_EQ(RepositoryRelativePath("../../../core/device/device.cc"), "core/device/device.cc");
+  EXPECT_EQ(RepositoryRelativePath("./core/base/status.cc"), "core/base/status.cc");
+  EXPECT_EQ(RepositoryRelativePath("core/base/status.cc"), "core/base/status.cc");
+  EXPECT_EQ(OkStatus().file(), "");
+  EXPECT_EQ(Status(StatusCode::kInternal, "x").ToString().find("[/"), std::string::npos);
 }
 
 TEST(StatusTest, StreamsLikeToString) {

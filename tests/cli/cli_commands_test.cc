@@ -13,6 +13,7 @@
 #include "cli/bindings.h"
 #include "cli/sweep_command.h"
 #include "cli/text_table.h"
+#include "core/base/uuid.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -93,7 +94,7 @@ TEST(FakeDeviceProfilesTest, CopiesGetTheirOwnUuidAndBusId) {
   EXPECT_EQ((*devices)[0].pci_bus_id, fakecuda::BuiltinH200Profile().pci_bus_id);
   std::set<std::string> uuids, buses;
   for (const fakecuda::DeviceProfile& d : *devices) {
-    uuids.insert(fakecuda::UuidToString(d.uuid));
+    uuids.insert(cuhal::FormatGpuUuid(d.uuid));
     buses.insert(d.pci_bus_id);
     EXPECT_EQ(d.name, "NVIDIA H200");
   }

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -262,6 +263,108 @@ TEST_P(ContextTest, CallsOnAReleasedPrimaryContextStillCurrent) {
   EXPECT_EQ(Current(), nullptr);
 }
 
+// Measured on the H200 (ci/gpu-probes, case "reset"; results/2026-12-03-probe-all.txt): a reset
+// makes the primary context inactive and drops its flags, whatever the retain count; the handle
+// stays current and calls on it are CONTEXT_IS_DESTROYED; the retain is still owed. The old fake
+// kept the context active (GetState active 1, cuMemAlloc CUDA_SUCCESS).
+TEST_P(ContextTest, PrimaryResetMakesItInactiveWhileItStaysCurrent) {
+  ASSERT_EQ(PrimaryActive(), 0) << "an earlier test left the primary context retained";
+  CUcontext primary = nullptr;
+  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxPushCurrent(primary), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuDevicePrimaryCtxSetFlags(
+                0, CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_LMEM_RESIZE_TO_MAX),
+            CUDA_SUCCESS);
+  unsigned flags = 0xdead;
+  int active = -1;
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(flags, 0x14u);
+  EXPECT_EQ(active, 1);
+
+  ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(flags, 0u) << "the flags set before the reset are lost";
+  EXPECT_EQ(active, 0) << "a reset leaves the primary context inactive";
+  EXPECT_EQ(Current(), primary) << "the reset context stays current";
+  CUdeviceptr ptr = 0;
+  EXPECT_EQ(api().cuMemAlloc(&ptr, 16), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  unsigned ctx_flags = 0xdead;
+  EXPECT_EQ(api().cuCtxGetFlags(&ctx_flags), CUDA_SUCCESS);
+  EXPECT_EQ(ctx_flags, 0u);
+  // The retain is still owed: one release succeeds, the next has nothing to release.
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(api().cuCtxPopCurrent(nullptr), CUDA_SUCCESS);  // UNMEASURED after a reset
+  EXPECT_EQ(Current(), nullptr);
+
+  // Flags set while inactive show in GetState and survive the next retain, which gives the same
+  // handle; a reset of the retained context makes it inactive again.
+  ASSERT_EQ(api().cuDevicePrimaryCtxSetFlags(0, CU_CTX_SCHED_SPIN), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_CTX_SCHED_SPIN});
+  EXPECT_EQ(active, 0);
+  CUcontext again = nullptr;
+  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
+  EXPECT_EQ(again, primary);
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_CTX_SCHED_SPIN});
+  EXPECT_EQ(active, 1);
+  ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(flags, 0u);
+  EXPECT_EQ(active, 0);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+}
+
+// Measured on the H200 (ci/gpu-probes, cases "destroyed_ctx" and "destroyed2"): a destroyed
+// created context's handle can be made current again, by cuCtxSetCurrent and by
+// cuCtxPushCurrent; calls that need the context then answer CONTEXT_IS_DESTROYED, while
+// cuCtxGetDevice and cuCtxGetFlags succeed. A second cuCtxDestroy is CONTEXT_IS_DESTROYED. The old
+// fake refused SetCurrent/Push with INVALID_CONTEXT and a second destroy likewise. Popping the
+// destroyed handle aborted the real process, so the test replaces it with cuCtxSetCurrent
+// instead; stream calls on the destroyed context's streams crashed, so none are made.
+TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
+  CUcontext primary = nullptr;
+  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  CUcontext created = nullptr;
+  ASSERT_EQ(CreateContext(api(), &created, 0, 0), CUDA_SUCCESS);  // stack: created
+  CUdeviceptr ptr = 0;
+  ASSERT_EQ(api().cuMemAlloc(&ptr, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxDestroy(created), CUDA_SUCCESS);  // pops it: empty
+  EXPECT_EQ(Current(), nullptr);
+  EXPECT_EQ(api().cuCtxDestroy(created), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+
+  ASSERT_EQ(api().cuCtxSetCurrent(created), CUDA_SUCCESS);  // stack: created (destroyed)
+  EXPECT_EQ(Current(), created);
+  CUdeviceptr more = 0;
+  EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CUstream stream = nullptr;
+  EXPECT_EQ(api().cuStreamCreate(&stream, 0), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CUdevice device = -1;
+  EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
+  EXPECT_EQ(device, 0);  // UNMEASURED: the probe printed the result, not the value
+  unsigned flags = 0;
+  EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+
+  ASSERT_EQ(api().cuCtxSetCurrent(primary), CUDA_SUCCESS);  // stack: primary
+  EXPECT_EQ(api().cuMemFree(ptr), CUDA_ERROR_INVALID_VALUE) << "it went with its context";
+  ASSERT_EQ(api().cuCtxPushCurrent(created), CUDA_SUCCESS);  // stack: primary created
+  EXPECT_EQ(Current(), created);
+  EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSetCurrent(primary), CUDA_SUCCESS);  // stack: primary primary
+  CUcontext popped = nullptr;
+  EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);  // UNMEASURED from here on
+  EXPECT_EQ(popped, primary);
+  EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+  EXPECT_EQ(popped, primary);
+  EXPECT_EQ(Current(), nullptr);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+}
+
 TEST_P(ContextTest, DestroyOfNullIsInvalidValue) {
   EXPECT_EQ(api().cuCtxDestroy(nullptr), CUDA_ERROR_INVALID_VALUE);
 }
@@ -276,17 +379,40 @@ TEST_P(ContextTest, DestroyOfThePrimaryContextIsRefused) {
 
 CUHAL_INSTANTIATE_BACKEND_TEST(ContextTest);
 
-// Stale handles: on the real driver a destroyed context's handle is a dangling pointer and using
-// it is undefined (it may crash), so only the fake, whose handles are never reused ids, is asked.
+// Handles the fake never gave out as contexts: on the real driver a bogus CUcontext is a wild
+// pointer (undefined, it may crash), so only the fake, whose handles are tagged never-reused
+// ids, is asked. Destroyed contexts are accepted as the H200 accepts them
+// (DestroyedContextCanBeMadeCurrentAndAnswersDestroyed); these are not.
 class ContextStaleHandleFakeTest : public ContextTest {};
 
-TEST_P(ContextStaleHandleFakeTest, DestroyedContextHandleIsRejected) {
+TEST_P(ContextStaleHandleFakeTest, HandlesNeverGivenOutAreInvalidContext) {
+  ScopedPrimaryContext primary(api());
+  ASSERT_EQ(primary.result(), CUDA_SUCCESS);
+  CUstream stream = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  // A stream handle, and a context-tagged id the fake has not issued.
+  const CUcontext not_a_context = reinterpret_cast<CUcontext>(stream);
+  const CUcontext never_issued =
+      reinterpret_cast<CUcontext>((std::uintptr_t{1} << 40) << 4 | std::uintptr_t{1});
+  for (CUcontext bogus : {not_a_context, never_issued}) {
+    EXPECT_EQ(api().cuCtxPushCurrent(bogus), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT_EQ(api().cuCtxSetCurrent(bogus), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT_EQ(Current(), primary.get());
+  }
+  EXPECT_EQ(api().cuCtxDestroy(not_a_context), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(api().cuStreamDestroy(stream), CUDA_SUCCESS);
+}
+
+// Popping a destroyed context aborted the real process ("free(): invalid pointer"); the fake
+// pops it (a modelling choice: answering beats crashing) and the stack is as before the push.
+TEST_P(ContextStaleHandleFakeTest, PoppingADestroyedContextPopsIt) {
   CUcontext created = nullptr;
   ASSERT_EQ(CreateContext(api(), &created, 0, 0), CUDA_SUCCESS);
   ASSERT_EQ(api().cuCtxDestroy(created), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuCtxPushCurrent(created), CUDA_ERROR_INVALID_CONTEXT);
-  EXPECT_EQ(api().cuCtxSetCurrent(created), CUDA_ERROR_INVALID_CONTEXT);
-  EXPECT_EQ(api().cuCtxDestroy(created), CUDA_ERROR_INVALID_CONTEXT);
+  ASSERT_EQ(api().cuCtxPushCurrent(created), CUDA_SUCCESS);
+  CUcontext popped = nullptr;
+  EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+  EXPECT_EQ(popped, created);
   EXPECT_EQ(Current(), nullptr);
 }
 

@@ -46,12 +46,19 @@ TEST_F(StickyErrorTest, FaultingWorkPoisonsTheContext) {
   // Calls that need no context still work.
   int count = 0;
   EXPECT_EQ(api().cuDeviceGetCount(&count), CUDA_SUCCESS);
-  // Resetting the primary context clears it (and destroys what it held).
+  // Resetting the primary context destroys it and what it held, error included. As on the H200
+  // it is inactive until retained again (still current: CONTEXT_IS_DESTROYED); the next retain
+  // gives the same handle, a fresh context with no error.
   ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CUcontext again = nullptr;
+  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
+  EXPECT_EQ(again, primary);
   EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFree(more), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxPopCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // both retains are owed
   EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
   EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
 }
@@ -113,11 +120,16 @@ TEST_F(StickyErrorTest, FaultingKernelPoisonsTheContext) {
   EXPECT_EQ(api().cuMemcpyDtoH(&value, good, sizeof(value)), CUDA_ERROR_ILLEGAL_ADDRESS);
   EXPECT_EQ(api().cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, good_params, nullptr),
             CUDA_ERROR_ILLEGAL_ADDRESS);
-  // Reset clears it; the module and allocation went with the old context.
+  // Reset clears it; the module and allocation went with the old context. A retain makes the
+  // (inactive) primary context active again, without the error.
   ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(fake().LiveObjects().modules, 0);
   EXPECT_EQ(fake().LiveObjects().device_allocations, 0);
+  CUcontext again = nullptr;
+  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // the scope releases the other
 #endif
 }
 

@@ -3,7 +3,8 @@
 // and cuGetProcAddress entry points. A plain cuda.h program: run against the real libcuda.so.1 on
 // the GPU machine, its output is the reference (probe_expected.txt); run against the drop-in
 // fake, it must print the same lines. Lines print only what the fake must reproduce (results and
-// exact values), not what may differ (a JIT's register count, its log's wording).
+// exact values), not what may differ (a JIT's register count, its log's wording). Of cuhal it uses
+// only core/base's environment reader (PROBE_SKIP).
 //
 //   probe_program            all probes, one "name: answer" line each
 //   probe_program strings    FAKECUDA_ERROR_STRING(code, "text") for every code (the real
@@ -14,7 +15,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
+
+#include "core/base/env.h"
 
 namespace {
 
@@ -29,9 +33,8 @@ const char* Name(CUresult r) {
 // line of a run that crashed names the culprit (tests/fakecuda_dropin/run_probes.sh reruns with it
 // skipped).
 bool Begin(const char* probe) {
-  const char* skip = std::getenv("PROBE_SKIP");
-  if (skip != nullptr) {
-    std::string list = std::string(",") + skip + ",";
+  if (const std::optional<std::string> skip = cuhal::env::ReadString("PROBE_SKIP")) {
+    std::string list = "," + *skip + ",";
     if (list.find(std::string(",") + probe + ",") != std::string::npos) {
       std::printf("%s: CRASH\n", probe);
       std::fflush(stdout);

@@ -1,17 +1,22 @@
 // Copyright 2026 The cuhal Authors.
 // The drop-in library's environment configuration (FAKECUDA_DEVICES, _POLICY, _SEED,
-// _DRIVER_VERSION, _FAULTS).
+// _DRIVER_VERSION, _FAULTS, _LEAK_REPORT, _NOOP_KERNELS) and fakecuda::MakeDevicesDistinct.
 #include "fakecuda/dropin/dropin_config.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <utility>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/base/uuid.h"
 #include "fakecuda/kernel_registry.h"
 
 namespace fakecuda {
@@ -20,12 +25,7 @@ namespace {
 // A fake environment.
 struct Env {
   std::map<std::string, std::string> vars;
-  std::function<const char*(const char*)> Getter() const {
-    return [this](const char* name) -> const char* {
-      auto it = vars.find(name);
-      return it == vars.end() ? nullptr : it->second.c_str();
-    };
-  }
+  cuhal::env::Lookup Getter() const { return cuhal::env::MapLookup(vars); }
 };
 
 TEST(DropinConfigTest, DeviceCounts) {
@@ -39,7 +39,7 @@ TEST(DropinConfigTest, DeviceCounts) {
   ASSERT_EQ(devices.size(), 8u);
   std::set<std::string> uuids, buses;
   for (const DeviceProfile& d : devices) {
-    uuids.insert(UuidToString(d.uuid));
+    uuids.insert(cuhal::FormatGpuUuid(d.uuid));
     buses.insert(d.pci_bus_id);
   }
   EXPECT_EQ(uuids.size(), 8u) << "every device has its own UUID";
@@ -82,41 +82,113 @@ TEST(DropinConfigTest, MalformedDevices) {
 TEST(DropinConfigTest, OptionsFromEnvironment) {
   Env env;
   DriverOptions options;
-  std::string error;
-  ASSERT_TRUE(DriverOptionsFromEnvironment(env.Getter(), &options, &error)) << error;
+  ASSERT_TRUE(DriverOptionsFromEnvironment(env.Getter(), &options).ok());
   EXPECT_TRUE(options.devices.empty()) << "default: FakeDriver's one H200";
   EXPECT_EQ(options.policy, SchedulePolicy::kEager);
+  EXPECT_EQ(options.seed, 0u);
+  EXPECT_EQ(options.driver_version, DriverOptions().driver_version);
   env.vars = {{"FAKECUDA_DEVICES", "4"},
               {"FAKECUDA_POLICY", "Adversarial"},
               {"FAKECUDA_SEED", "12345"},
               {"FAKECUDA_DRIVER_VERSION", "12080"}};
-  ASSERT_TRUE(DriverOptionsFromEnvironment(env.Getter(), &options, &error)) << error;
+  cuhal::Status status = DriverOptionsFromEnvironment(env.Getter(), &options);
+  ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(options.devices.size(), 4u);
   EXPECT_EQ(options.policy, SchedulePolicy::kAdversarial);
   EXPECT_EQ(options.seed, 12345u);
   EXPECT_EQ(options.driver_version, 12080);
-  env.vars = {{"FAKECUDA_POLICY", "lazy"}};
-  EXPECT_FALSE(DriverOptionsFromEnvironment(env.Getter(), &options, &error));
-  EXPECT_NE(error.find("FAKECUDA_POLICY"), std::string::npos);
-  env.vars = {{"FAKECUDA_SEED", "-1"}};
-  EXPECT_FALSE(DriverOptionsFromEnvironment(env.Getter(), &options, &error));
-  env.vars = {{"FAKECUDA_DRIVER_VERSION", "13.0"}};
-  EXPECT_FALSE(DriverOptionsFromEnvironment(env.Getter(), &options, &error));
+  env.vars = {{"FAKECUDA_SEED", "18446744073709551615"}};
+  ASSERT_TRUE(DriverOptionsFromEnvironment(env.Getter(), &options).ok());
+  EXPECT_EQ(options.seed, ~std::uint64_t{0});
+}
+
+// Every malformed value is refused, with a message naming the variable and the value.
+TEST(DropinConfigTest, InvalidOptionsAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"FAKECUDA_POLICY", "lazy"},
+      {"FAKECUDA_POLICY", ""},
+      {"FAKECUDA_SEED", "-1"},
+      {"FAKECUDA_SEED", "12 "},
+      {"FAKECUDA_SEED", "18446744073709551616"},
+      {"FAKECUDA_SEED", ""},
+      {"FAKECUDA_DRIVER_VERSION", "13.0"},
+      {"FAKECUDA_DRIVER_VERSION", "999"},
+      {"FAKECUDA_DRIVER_VERSION", "100000"},
+      {"FAKECUDA_DEVICES", "3xA100"},
+  };
+  for (const auto& [name, value] : cases) {
+    Env env;
+    env.vars = {{name, value}};
+    DriverOptions options;
+    cuhal::Status status = DriverOptionsFromEnvironment(env.Getter(), &options);
+    ASSERT_FALSE(status.ok()) << name << "='" << value << "' was accepted";
+    EXPECT_EQ(status.code(), cuhal::StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message().find(name), std::string::npos) << status;
+    EXPECT_NE(status.message().find(value), std::string::npos) << status;
+    EXPECT_FALSE(CreateDriverFromEnvironment(env.Getter()).ok()) << name << "='" << value << "'";
+  }
 }
 
 TEST(DropinConfigTest, DriverWithFaultsFromEnvironment) {
   Env env;
   env.vars = {{"FAKECUDA_DEVICES", "2"},
               {"FAKECUDA_FAULTS", "cuMemAlloc:nth:1:CUDA_ERROR_OUT_OF_MEMORY"}};
-  std::string error;
-  std::unique_ptr<FakeDriver> driver = CreateDriverFromEnvironment(env.Getter(), &error);
-  ASSERT_NE(driver, nullptr) << error;
-  EXPECT_EQ(driver->options().devices.size(), 2u);
-  EXPECT_EQ(driver->faults().OnCall("cuMemAlloc"), CUDA_ERROR_OUT_OF_MEMORY);
-  EXPECT_EQ(driver->faults().OnCall("cuMemAlloc"), CUDA_SUCCESS);
+  cuhal::StatusOr<std::unique_ptr<FakeDriver>> driver = CreateDriverFromEnvironment(env.Getter());
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  EXPECT_EQ((*driver)->options().devices.size(), 2u);
+  EXPECT_EQ((*driver)->faults().OnCall("cuMemAlloc"), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ((*driver)->faults().OnCall("cuMemAlloc"), CUDA_SUCCESS);
   env.vars = {{"FAKECUDA_FAULTS", "cuMemAlloc:sometimes:1:CUDA_ERROR_OUT_OF_MEMORY"}};
-  EXPECT_EQ(CreateDriverFromEnvironment(env.Getter(), &error), nullptr);
-  EXPECT_NE(error.find("FAKECUDA_FAULTS"), std::string::npos) << error;
+  driver = CreateDriverFromEnvironment(env.Getter());
+  ASSERT_FALSE(driver.ok());
+  EXPECT_NE(driver.status().message().find("FAKECUDA_FAULTS"), std::string::npos)
+      << driver.status();
+}
+
+TEST(DropinConfigTest, LeakReportIsABoolean) {
+  Env env;
+  EXPECT_FALSE(LeakReportFromEnvironment(env.Getter()).value());
+  for (const char* on : {"1", "true", "YES", "on"}) {
+    env.vars = {{"FAKECUDA_LEAK_REPORT", on}};
+    EXPECT_TRUE(LeakReportFromEnvironment(env.Getter()).value()) << on;
+  }
+  for (const char* off : {"0", "false", "no", "Off"}) {
+    env.vars = {{"FAKECUDA_LEAK_REPORT", off}};
+    EXPECT_FALSE(LeakReportFromEnvironment(env.Getter()).value()) << off;
+  }
+  env.vars = {{"FAKECUDA_LEAK_REPORT", "2"}};
+  cuhal::StatusOr<bool> bad = LeakReportFromEnvironment(env.Getter());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("FAKECUDA_LEAK_REPORT='2'"), std::string::npos)
+      << bad.status();
+}
+
+TEST(DeviceProfileTest, MakeDevicesDistinctGivesEachDeviceItsOwnIdentity) {
+  const DeviceProfile& h200 = BuiltinH200Profile();
+  std::vector<DeviceProfile> devices = DistinctDevices(h200, 3);
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_EQ(devices[0].uuid, h200.uuid) << "the first device is the profile itself";
+  EXPECT_EQ(devices[0].pci_bus_id, h200.pci_bus_id);
+  // The next UUIDs, and the next bus numbers ("0000:00:06.0" -> "0000:01:06.0", "0000:02:06.0").
+  std::array<unsigned char, 16> next = h200.uuid;
+  for (size_t i = 1; i < devices.size(); ++i) {
+    for (int b = 15; b >= 0 && ++next[static_cast<size_t>(b)] == 0; --b) {
+    }
+    EXPECT_EQ(devices[i].uuid, next) << "device " << i;
+  }
+  EXPECT_EQ(h200.pci_bus_id, "0000:00:06.0") << "the expectations below assume it";
+  EXPECT_EQ(devices[1].pci_bus_id, "0000:01:06.0");
+  EXPECT_EQ(devices[2].pci_bus_id, "0000:02:06.0");
+
+  // Devices that are already distinct are left alone.
+  DeviceProfile other = h200;
+  other.uuid[0] ^= 0xFF;
+  other.pci_bus_id = "0000:40:00.0";
+  std::vector<DeviceProfile> mixed = {h200, other};
+  MakeDevicesDistinct(&mixed);
+  EXPECT_EQ(mixed[1].uuid, other.uuid);
+  EXPECT_EQ(mixed[1].pci_bus_id, "0000:40:00.0");
+  EXPECT_TRUE(DistinctDevices(h200, 0).empty());
 }
 
 TEST(DropinConfigTest, NoopKernels) {

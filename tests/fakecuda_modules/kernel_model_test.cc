@@ -148,11 +148,16 @@ TEST_F(KernelModelTest, FaultingKernelPoisonsTheContext) {
   EXPECT_EQ(LaunchStore(out, 7), CUDA_ERROR_ILLEGAL_ADDRESS);
   CUdeviceptr more = 0;
   EXPECT_EQ(api_.cuMemAlloc(&more, 16), CUDA_ERROR_ILLEGAL_ADDRESS);
-  // Resetting the primary context clears the error and destroys its memory and modules.
+  // Resetting the primary context destroys it with its error, memory and modules; as on the
+  // H200 it stays current but inactive (CONTEXT_IS_DESTROYED) until a retain makes it active.
   ASSERT_EQ(api_.cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
-  EXPECT_EQ(api_.cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api_.cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(fake().LiveObjects().modules, 0);
   EXPECT_EQ(fake().LiveObjects().device_allocations, 0);
+  CUcontext again = nullptr;
+  ASSERT_EQ(api_.cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api_.cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // Release() releases the first
+  EXPECT_EQ(api_.cuCtxSynchronize(), CUDA_SUCCESS);
   CUfunction stale = store_;
   EXPECT_EQ(api_.cuLaunchKernel(stale, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
             CUDA_ERROR_INVALID_HANDLE);
@@ -449,14 +454,14 @@ TEST_F(KernelModelTest, PerThreadVariantsUseThePerThreadStream) {
   ASSERT_EQ(api_.cuEventCreate(&event, CU_EVENT_DEFAULT), CUDA_SUCCESS);
   fakecuda::DriverState& st = fake().state();
   auto streams = [&](std::uint64_t* legacy, std::uint64_t* per_thread) {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     fakecuda::Context* c = st.FindContext(ctx_);
     *legacy = c->legacy_stream_id;
     auto it = c->per_thread_streams.find(fakecuda::ThreadKey());
     *per_thread = it == c->per_thread_streams.end() ? 0 : it->second;
   };
   auto last_seq = [&](std::uint64_t id) -> std::uint64_t {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     fakecuda::Stream* s = st.FindStream(id);
     return s == nullptr ? 0 : s->last_enqueued_seq;
   };
@@ -467,7 +472,7 @@ TEST_F(KernelModelTest, PerThreadVariantsUseThePerThreadStream) {
   ASSERT_NE(per_thread, 0u);
   EXPECT_EQ(legacy, 0u) << "the legacy stream was never used";
   {
-    std::lock_guard<std::mutex> lock(st.mu);
+    cuhal::MutexLock lock(st.mu);
     EXPECT_EQ(st.FindEvent(event)->stream_id, per_thread);
   }
   int value = 3;

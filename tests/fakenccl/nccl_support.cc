@@ -1,10 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 #include "tests/fakenccl/nccl_support.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "core/symbols/real_loader.h"
+#include "fakecuda/virtual_clock.h"
 
 void PrintTo(ncclResult_t result, std::ostream* os) {
   *os << cuhal::testing::NcclName(result) << " (" << static_cast<int>(result) << ")";
@@ -12,11 +10,6 @@ void PrintTo(ncclResult_t result, std::ostream* os) {
 
 namespace cuhal::testing {
 namespace {
-
-bool RealRequired() {
-  const char* value = std::getenv("CUHAL_REAL_REQUIRED");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
 
 struct RealLibNccl {
   std::unique_ptr<RealNccl> nccl;
@@ -52,11 +45,7 @@ std::unique_ptr<NcclBackend> NcclBackend::Create(std::string_view name,
   if (name == "real") {
     const RealLibNccl& real = LoadRealNccl();
     if (real.nccl == nullptr) {
-      if (RealRequired()) {
-        *error = real.unavailable + " (and CUHAL_REAL_REQUIRED=1)";
-      } else {
-        *unavailable = real.unavailable;
-      }
+      RealUnreachable(real.unavailable, unavailable, error);
       return nullptr;
     }
     backend->cuda_ = Backend::Create(name, cuda_options, unavailable, error);
@@ -148,6 +137,9 @@ void RankThreads::Loop(int rank) {
     std::function<void(int)> job;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      // Idle between jobs: blocked, as far as the fakes' virtual clock is concerned (a rank that
+      // has nothing more to do must not look busy to peers waiting for it).
+      fakecuda::ScopedBlocked blocked;
       cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;

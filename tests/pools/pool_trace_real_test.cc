@@ -12,23 +12,19 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/base/env.h"
 #include "tests/pools/trace_replayer.h"
 #include "tests/support/backend.h"
-
-// Under AddressSanitizer the CUDA driver fails cuInit unless ASan leaves its "shadow gap" address
-// range unprotected (the driver maps memory there). ASAN_OPTIONS from the environment still wins.
-extern "C" const char* __asan_default_options();
-extern "C" const char* __asan_default_options() { return "protect_shadow_gap=0"; }
 
 namespace cuhal::pools {
 namespace {
 
 std::string TraceDir() {
-  const char* dir = std::getenv("CUHAL_POOL_TRACE_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : CUHAL_POOL_TRACE_DIR;
+  return env::ReadString("CUHAL_POOL_TRACE_DIR").value_or(CUHAL_POOL_TRACE_DIR);
 }
 
 // `text` as the inside of a JSON string.
@@ -53,9 +49,9 @@ std::string Stem(const std::string& path) {
 }
 
 void Dump(const Trace& trace, const ReplayResult& real) {
-  const char* path = std::getenv("CUHAL_POOL_TRACE_DUMP");
-  if (path == nullptr || *path == '\0') return;
-  std::ofstream out(path, std::ios::app);
+  const std::optional<std::string> path = env::ReadString("CUHAL_POOL_TRACE_DUMP");
+  if (!path) return;
+  std::ofstream out(*path, std::ios::app);
   out << "== " << trace.name << (real.fatal.empty() ? "" : "  FATAL: " + real.fatal) << "\n";
   for (size_t i = 0; i < real.steps.size() && i < trace.steps.size(); ++i) {
     const StepResult& s = real.steps[i];

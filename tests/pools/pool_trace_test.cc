@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/env.h"
 #include "tests/pools/trace_replayer.h"
 #include "tests/support/backend.h"
 
@@ -17,8 +18,7 @@ namespace cuhal::pools {
 namespace {
 
 std::string TraceDir() {
-  const char* dir = std::getenv("CUHAL_POOL_TRACE_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : CUHAL_POOL_TRACE_DIR;
+  return env::ReadString("CUHAL_POOL_TRACE_DIR").value_or(CUHAL_POOL_TRACE_DIR);
 }
 
 struct TraceRun {

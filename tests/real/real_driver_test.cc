@@ -22,29 +22,21 @@
 
 #include "core/symbols/dynamic_library.h"
 #include "core/symbols/real_loader.h"
-
-// Under AddressSanitizer the CUDA driver fails cuInit unless ASan leaves its "shadow gap" address
-// range unprotected (the driver maps memory there). Measured on the H200 (driver 580.159.04):
-// with protect_shadow_gap=1, cuInit(0) returns CUDA_ERROR_OUT_OF_MEMORY. ASAN_OPTIONS from the
-// environment still wins. Without ASan this function is simply unused.
-extern "C" const char* __asan_default_options();
-extern "C" const char* __asan_default_options() { return "protect_shadow_gap=0"; }
+#include "tests/support/backend.h"
 
 namespace cuhal {
 namespace {
 
-bool RealRequired() {
-  const char* value = std::getenv("CUHAL_REAL_REQUIRED");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
-
-// Skips the current test with `reason`, or fails it when CUHAL_REAL_REQUIRED=1.
+// Skips the current test with `reason`, or fails it when CUHAL_REAL_REQUIRED is on (or invalid).
 #define CUHAL_SKIP_REAL(reason)                                                      \
   do {                                                                               \
-    if (RealRequired()) {                                                            \
-      FAIL() << (reason) << " (and CUHAL_REAL_REQUIRED=1)";                           \
+    std::string cuhal_unavailable_;                                                  \
+    std::string cuhal_error_;                                                        \
+    ::cuhal::testing::RealUnreachable((reason), &cuhal_unavailable_, &cuhal_error_); \
+    if (!cuhal_error_.empty()) {                                                     \
+      FAIL() << cuhal_error_;                                                        \
     } else {                                                                         \
-      GTEST_SKIP() << (reason);                                                      \
+      GTEST_SKIP() << cuhal_unavailable_;                                            \
     }                                                                                \
   } while (false)
 
@@ -73,6 +65,7 @@ void* AsVoid(Fp fn) {
 class RealCudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(testing::RealRequired().ok()) << testing::RealRequired().status();
     const std::string path = ResolveLibraryPath("", kLibcudaPathEnv, kDefaultLibcudaName);
     StatusOr<DynamicLibrary> probe = DynamicLibrary::Open(path);
     if (!probe.ok()) {
@@ -164,6 +157,7 @@ TEST_F(RealCudaTest, DeviceMemoryRoundTripThroughTheTable) {
 }
 
 TEST(RealNcclTest, LoadsAndReportsTheVersion) {
+  ASSERT_TRUE(testing::RealRequired().ok()) << testing::RealRequired().status();
   const std::string path = ResolveLibraryPath("", kLibncclPathEnv, kDefaultLibncclName);
   StatusOr<DynamicLibrary> probe = DynamicLibrary::Open(path);
   if (!probe.ok()) {

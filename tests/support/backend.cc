@@ -3,10 +3,10 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include "core/base/env.h"
 #include "core/symbols/api_status.h"
 #include "core/symbols/real_loader.h"
 
@@ -25,11 +25,6 @@ namespace {
 constexpr std::string_view kFake = "fake";
 constexpr std::string_view kFakeAdversarial = "fake_adversarial";
 constexpr std::string_view kReal = "real";
-
-bool RealRequired() {
-  const char* value = std::getenv("CUHAL_REAL_REQUIRED");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
 
 // The process-wide real driver table: loaded once (libcuda stays mapped for the process).
 struct RealDriver {
@@ -65,6 +60,19 @@ const RealDriver& LoadRealDriver() {
 
 }  // namespace
 
+StatusOr<bool> RealRequired() { return env::ReadBool("CUHAL_REAL_REQUIRED", false); }
+
+void RealUnreachable(const std::string& why, std::string* unavailable, std::string* error) {
+  StatusOr<bool> required = RealRequired();
+  if (!required.ok()) {
+    *error = why + "; and " + required.status().message();
+  } else if (*required) {
+    *error = why + " (and CUHAL_REAL_REQUIRED is on)";
+  } else {
+    *unavailable = why;
+  }
+}
+
 std::string ResultName(CUresult result) {
   std::string_view name = cuhal::CudaResultEnumName(result);
   if (name.empty()) return "CUresult " + std::to_string(static_cast<int>(result));
@@ -76,17 +84,7 @@ fakecuda::DriverOptions FakeOptions(const BackendOptions& options) {
   out.policy = options.policy;
   out.seed = options.seed;
   out.idle_release_us = options.idle_release_us;
-  for (int i = 0; i < options.device_count; ++i) {
-    fakecuda::DeviceProfile profile = fakecuda::BuiltinH200Profile();
-    if (i > 0) {
-      // Real multi-GPU hosts have one bus id and one UUID per device.
-      char bus[32];
-      std::snprintf(bus, sizeof(bus), "0000:%02x:00.0", (0x18 + 0x10 * i) & 0xFF);
-      profile.pci_bus_id = bus;
-      profile.uuid[15] = static_cast<unsigned char>(profile.uuid[15] + i);
-    }
-    out.devices.push_back(std::move(profile));
-  }
+  out.devices = fakecuda::DistinctDevices(fakecuda::BuiltinH200Profile(), options.device_count);
   return out;
 }
 
@@ -98,7 +96,12 @@ std::unique_ptr<Backend> Backend::Create(std::string_view name, BackendOptions o
     if (name == kFakeAdversarial) options.policy = fakecuda::SchedulePolicy::kAdversarial;
     backend->kind_ = BackendKind::kFake;
     backend->policy_ = options.policy;
-    backend->fake_ = std::make_unique<fakecuda::ScopedDriver>(FakeOptions(options));
+    std::string invalid;
+    backend->fake_ = fakecuda::ScopedDriver::Create(FakeOptions(options), &invalid);
+    if (backend->fake_ == nullptr) {
+      *error = "fake driver options: " + invalid;
+      return nullptr;
+    }
     fakecuda::FillCudaApi(&backend->api_);
     if (options.init) {
       if (CUresult r = backend->api_.cuInit(0); r != CUDA_SUCCESS) {
@@ -109,14 +112,17 @@ std::unique_ptr<Backend> Backend::Create(std::string_view name, BackendOptions o
     return backend;
   }
   if (name == kReal) {
+    // An invalid CUHAL_REAL_REQUIRED fails every real test, not only those that cannot run.
+    if (StatusOr<bool> required = RealRequired(); !required.ok()) {
+      *error = required.status().message();
+      return nullptr;
+    }
     const RealDriver& real = LoadRealDriver();
     if (real.cuda == nullptr) {
       if (!real.error.empty()) {
         *error = real.error;
-      } else if (RealRequired()) {
-        *error = real.unavailable + " (and CUHAL_REAL_REQUIRED=1)";
       } else {
-        *unavailable = real.unavailable;
+        RealUnreachable(real.unavailable, unavailable, error);
       }
       return nullptr;
     }
@@ -126,12 +132,8 @@ std::unique_ptr<Backend> Backend::Create(std::string_view name, BackendOptions o
       CUresult r = backend->api_.cuInit(0);
       if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY ||
           r == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) {
-        std::string why = real.cuda->loaded_path() + ": cuInit(0) = " + ResultName(r);
-        if (RealRequired()) {
-          *error = why + " (and CUHAL_REAL_REQUIRED=1)";
-        } else {
-          *unavailable = why;
-        }
+        RealUnreachable(real.cuda->loaded_path() + ": cuInit(0) = " + ResultName(r), unavailable,
+                        error);
         return nullptr;
       }
       if (r != CUDA_SUCCESS) {

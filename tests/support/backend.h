@@ -16,7 +16,7 @@
 //
 // The real backend is skipped, with the reason printed, when libcuda.so.1 cannot be loaded, is
 // the toolkit's link stub, is older than cuda.h, or cuInit reports no device. Set
-// CUHAL_REAL_REQUIRED=1 (the GPU nightly does) to turn such a skip into a failure.
+// CUHAL_REAL_REQUIRED=1 (a boolean; the GPU nightly sets it) to turn such a skip into a failure.
 //
 // The real table is RealCuda::Load's, unchanged: it is what is under test (including its binding
 // of cuCtxSynchronize, cuCtxGetDevice and cuStreamGetCtx to the ABI cuda.h declares; see
@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/base/status_or.h"
 #include "core/symbols/cuda_api.h"
 #include "fakecuda/fake_driver.h"
 
@@ -100,6 +101,14 @@ class Backend {
 
 // Fake driver options for `count` H200s (distinct PCI bus ids and UUIDs).
 fakecuda::DriverOptions FakeOptions(const BackendOptions& options);
+
+// CUHAL_REAL_REQUIRED (a boolean, default off): when on, a test that cannot reach the real
+// driver or NCCL fails instead of being skipped. INVALID_ARGUMENT for an invalid value.
+StatusOr<bool> RealRequired();
+// Files `why` (the real driver or NCCL cannot be reached here) as a skip, in *unavailable, or as
+// a failure, in *error: a failure when CUHAL_REAL_REQUIRED is on, or is invalid (then *error also
+// names the variable and its value).
+void RealUnreachable(const std::string& why, std::string* unavailable, std::string* error);
 
 // Which backends of a list a test suite runs on.
 enum class BackendFilter {

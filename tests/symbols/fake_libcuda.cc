@@ -4,7 +4,8 @@
 // more variants, each introduced at some CUDA version, and a request at version V gets the newest
 // variant introduced at or before V:
 //   cuMemAlloc        v1 (32-bit, exported as "cuMemAlloc") at 2000, _v2 at 3020
-//   cuMemAllocAsync   at 11020 (earlier requests: CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)
+//   cuMemAllocAsync, cuMemAllocFromPoolAsync  at 11020 (earlier requests:
+//                     CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)
 //   cuGetErrorName    at 6000
 //   cuGetProcAddress  legacy (4 parameters) at 11030, _v2 at 12000
 // Every other entry of core/symbols/cuda_symbols.inc exists from 2000 as a correctly typed stub
@@ -273,6 +274,8 @@ std::vector<Variant> BuildVariants() {
       {"cuMemAlloc", 2000, AsVoid(&cuMemAlloc)},
       {"cuMemAlloc", 3020, AsVoid(&cuMemAlloc_v2)},
       {"cuMemAllocAsync", 11020, AsVoid(&Stub<decltype(::cuMemAllocAsync)>::Call)},
+      {"cuMemAllocFromPoolAsync", 11020,
+       AsVoid(&Stub<decltype(::cuMemAllocFromPoolAsync)>::Call)},
       {"cuCtxSynchronize", 2000, AsVoid(&cuCtxSynchronize)},
       {"cuCtxSynchronize", 13000, AsVoid(&cuCtxSynchronize_v2)},
       {"cuCtxGetDevice", 2000, AsVoid(&cuCtxGetDevice)},

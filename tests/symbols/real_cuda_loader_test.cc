@@ -165,9 +165,9 @@ TEST_F(RealCudaLoaderTest, MissingRequiredEntryIsUnavailableNamingIt) {
 }
 
 TEST_F(RealCudaLoaderTest, AllMissingRequiredEntriesAreNamed) {
-  Hide(driver(), "cuEventCreate");
+  Hide(driver(), "cuMemPoolCreate");
   Hide(driver(), "cuStreamCreate");
-  Hide(driver(), "cuLaunchKernel");
+  Hide(driver(), "cuMemAlloc");
   StatusOr<std::unique_ptr<RealCuda>> cuda = RealCuda::Load({.library_path = kDriver});
   ASSERT_FALSE(cuda.ok());
   EXPECT_EQ(cuda.status().code(), StatusCode::kUnavailable);
@@ -175,7 +175,7 @@ TEST_F(RealCudaLoaderTest, AllMissingRequiredEntriesAreNamed) {
   EXPECT_THAT(cuda.status().message(),
               HasSubstr("required entry point cuStreamCreate not found (symbolStatus="));
   EXPECT_THAT(cuda.status().message(),
-              HasSubstr("2 more required entry points missing: cuEventCreate, cuLaunchKernel"));
+              HasSubstr("2 more required entry points missing: cuMemAlloc, cuMemPoolCreate"));
 }
 
 TEST_F(RealCudaLoaderTest, MissingOptionalEntriesAreNullAndListed) {
@@ -192,13 +192,13 @@ TEST_F(RealCudaLoaderTest, MissingOptionalEntriesAreNullAndListed) {
 }
 
 TEST_F(RealCudaLoaderTest, EntryNewerThanTheApiVersionIsVersionNotSufficient) {
-  // cuMemAllocAsync (required) arrived in CUDA 11.2.
+  // cuMemAllocFromPoolAsync (required) arrived in CUDA 11.2.
   StatusOr<std::unique_ptr<RealCuda>> cuda =
       RealCuda::Load({.library_path = kDriver, .api_version = 11000});
   ASSERT_FALSE(cuda.ok());
   EXPECT_EQ(cuda.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(cuda.status().message(),
-              HasSubstr("required entry point cuMemAllocAsync not found "
+              HasSubstr("required entry point cuMemAllocFromPoolAsync not found "
                         "(symbolStatus=CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)"));
   EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_MaxRequestedVersion)(), 11000);
   EXPECT_EQ(CUHAL_FAKE_FN(driver(), cuhal_testcuda_MinRequestedVersion)(), 11000);
@@ -247,13 +247,13 @@ TEST_F(RealCudaLoaderTest, LegacyResolverIsUsedWhenV2IsAbsent) {
 }
 
 TEST_F(RealCudaLoaderTest, LegacyResolverMissingRequiredEntryIsUnavailable) {
-  Hide(legacy_driver(), "cuEventRecord");
+  Hide(legacy_driver(), "cuStreamSynchronize");
   StatusOr<std::unique_ptr<RealCuda>> cuda =
       RealCuda::Load({.library_path = kLegacyDriver, .api_version = 11080});
   ASSERT_FALSE(cuda.ok());
   EXPECT_EQ(cuda.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(cuda.status().message(),
-              HasSubstr("required entry point cuEventRecord not found (legacy cuGetProcAddress, "
+              HasSubstr("required entry point cuStreamSynchronize not found (legacy cuGetProcAddress, "
                         "no symbolStatus: CUDA_ERROR_NOT_FOUND)"));
 }
 
