@@ -6,12 +6,15 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/kernel_registry.h"
+#include "fakecuda/sample_kernels.h"
 #include "tests/ptx/catalogue_support.h"
 #include "tests/support/backend.h"
 
@@ -124,11 +127,81 @@ TEST_P(InterpreterTest, OutOfBoundsAccessIsAStickyIllegalAddressNamingTheThread)
   EXPECT_NE(err.find("kernel vector_add"), std::string::npos) << err;
   EXPECT_NE(err.find("Invalid __global__ read of size 4 bytes"), std::string::npos) << err;
   EXPECT_NE(err.find("thread (100,0,0) in block (0,0,0)"), std::string::npos) << err;
+  // The first element past the end of a or of b (nvcc's code may load either first).
+  auto at = [](CUdeviceptr p) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "at 0x%016llx",
+                  static_cast<unsigned long long>(p + 100 * sizeof(float)));
+    return std::string(text);
+  };
+  EXPECT_TRUE(err.find(at(da.ptr())) != std::string::npos ||
+              err.find(at(db.ptr())) != std::string::npos)
+      << err;
   // Sticky, as on the GPU: the context is unusable from now on.
   CUdeviceptr p = 0;
   EXPECT_EQ(api().cuMemAlloc(&p, 16), CUDA_ERROR_ILLEGAL_ADDRESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   (void)api().cuModuleUnload(module_);
+}
+
+// Needs no nvcc: the fake's hand-written sample PTX, with no host implementation registered, runs
+// on the interpreter; its add_one reads data[i] before writing it.
+TEST_P(InterpreterTest, UnallocatedAddressIsAStickyIllegalAddressNamingKernelThreadAndAddress) {
+  CUmodule module = nullptr;
+  ASSERT_EQ(api().cuModuleLoadData(&module, fakecuda::kSamplePtx), CUDA_SUCCESS);
+  CUfunction add_one = nullptr;
+  ASSERT_EQ(api().cuModuleGetFunction(&add_one, module, "add_one"), CUDA_SUCCESS);
+  // First a launch that works, so that the interpreter (not a missing registration) is what runs.
+  std::vector<unsigned> values = {1, 2, 3};
+  DeviceBuffer<unsigned> d(api(), values);
+  unsigned n = 3;
+  void* ok_args[] = {d.slot(), &n};
+  ASSERT_EQ(api().cuLaunchKernel(add_one, 1, 1, 1, 32, 1, 1, 0, nullptr, ok_args, nullptr),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(d.Download(), (std::vector<unsigned>{2, 3, 4}));
+
+  CUdeviceptr unallocated = 0x1000;  // below every allocation the fake hands out
+  unsigned one = 1;
+  void* bad_args[] = {&unallocated, &one};
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(api().cuLaunchKernel(add_one, 1, 1, 1, 32, 1, 1, 0, nullptr, bad_args, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("kernel add_one"), std::string::npos) << err;
+  EXPECT_NE(err.find("Invalid __global__ read of size 4 bytes at 0x0000000000001000"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("not inside any allocation"), std::string::npos) << err;
+  EXPECT_NE(err.find("thread (0,0,0) in block (0,0,0)"), std::string::npos) << err;
+  EXPECT_NE(err.find("ptx line"), std::string::npos) << err;
+  // Sticky: later calls of the context fail with the same code.
+  CUdeviceptr p = 0;
+  EXPECT_EQ(api().cuMemAlloc(&p, 16), CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT_EQ(api().cuLaunchKernel(add_one, 1, 1, 1, 1, 1, 1, 0, nullptr, ok_args, nullptr),
+            CUDA_ERROR_ILLEGAL_ADDRESS);
+  (void)api().cuModuleUnload(module);
+}
+
+// A kernel body that throws (here: a registered implementation, which runs on the kernel lane
+// like the interpreter) fails the launch with a sticky CUDA_ERROR_LAUNCH_FAILED.
+TEST_P(InterpreterTest, ThrowingKernelIsAStickyLaunchFailure) {
+  fakecuda::ScopedKernel thrower("uses_texture", [](const fakecuda::KernelLaunch&) -> CUresult {
+    throw std::runtime_error("kernel implementation threw");
+  });
+  CUmodule module = nullptr;
+  ASSERT_EQ(api().cuModuleLoadData(&module, kUnsupportedPtx), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuModuleGetFunction(&f, module, "uses_texture"), CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  void* args[] = {&out};
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(api().cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("kernel implementation threw"), std::string::npos) << err;
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  (void)api().cuModuleUnload(module);
 }
 
 TEST_P(InterpreterTest, GraphKernelNodesAreInterpreted) {
