@@ -196,7 +196,7 @@ CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const Launch
     }
   }
   // Runs inside the op body, on the kernel lane, with the driver lock released.
-  request->resolver = [st](std::uint64_t address, ptx::Region* out) CUHAL_EXCLUDES(st->mu) {
+  request->resolver = [st](std::uint64_t address, ptx::Region* out) {
     cuhal::MutexLock lock(st->mu);
     Allocation* a = st->FindAllocation(static_cast<std::uintptr_t>(address), 1);
     if (a == nullptr || a->data == nullptr) return false;
