@@ -36,6 +36,10 @@
 #ifndef CUHAL_PTX_COMPARE_WITH
 #define CUHAL_PTX_COMPARE_WITH "real"
 #endif
+// The gtest instantiation name, distinct per executable (CTest test names must be unique).
+#ifndef CUHAL_PTX_COMPARE_SUITE
+#define CUHAL_PTX_COMPARE_SUITE FakeVsReal
+#endif
 
 namespace cuhal::testing {
 namespace {
@@ -281,7 +285,7 @@ class SummaryPrinter : public ::testing::Environment {
 
 class CatalogueCompareTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CatalogueCompareTest, FakeAndRealGiveTheSameBits) {
+TEST_P(CatalogueCompareTest, SameBitsOnBothBackends) {
   std::string why;
   const std::string ptx = CataloguePtx(&why);
   if (ptx.empty()) {
@@ -378,7 +382,7 @@ std::vector<std::string> CaseNames() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalogue, CatalogueCompareTest, ::testing::ValuesIn(CaseNames()),
+INSTANTIATE_TEST_SUITE_P(CUHAL_PTX_COMPARE_SUITE, CatalogueCompareTest, ::testing::ValuesIn(CaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });
