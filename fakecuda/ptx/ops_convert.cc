@@ -94,8 +94,11 @@ Action Cvt(Thread& t, const Instr& in) {
     // float -> integer: round, NaN -> 0, saturate to the range.
     double v = RoundToInt(static_cast<double>(Flush(s, ftz)), in.mode);
     using L = std::numeric_limits<D>;
-    constexpr double kMaxPlusOne = std::is_signed_v<D> ? std::ldexp(1.0, 8 * sizeof(D) - 1)
-                                                       : std::ldexp(1.0, 8 * sizeof(D));
+    // 2^(bits - 1) for signed D, 2^bits for unsigned (exact in a double; std::ldexp is not
+    // constexpr before C++23).
+    constexpr double kMaxPlusOne =
+        (std::is_signed_v<D> ? 1.0 : 2.0) *
+        static_cast<double>(std::uint64_t{1} << (8 * sizeof(D) - 1));
     if (std::isnan(v)) d = 0;
     else if (v <= static_cast<double>(L::min())) d = L::min();
     else if (v >= kMaxPlusOne) d = L::max();
