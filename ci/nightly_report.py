@@ -10,6 +10,8 @@ in OUT_DIR:
                                lines "FIDELITY-MISMATCH {json with suite, call, fake, real}"
                                and differential totals as "FIDELITY-STEPS {suite, case, steps,
                                mismatches}"
+  ptx-compare.log              tests/ptx/ptx_catalogue_compare_test's output: "[ compare  ]" lines
+                               per kernel and the summary "ptx catalogue, fake vs real: ..."
   *_bench.json                 Google Benchmark JSON output
   profile/device0.json         the freshly captured device profile
 
@@ -106,6 +108,21 @@ def backend_of(name):
     return None
 
 
+def read_ptx_compare(log_path):
+    """Returns (summary line or None, per-kernel lines) of ptx-compare.log."""
+    if not os.path.exists(log_path):
+        return None, []
+    summary, kernels = None, []
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("ptx catalogue, fake vs "):
+                summary = line
+            elif line.startswith("[ compare  ] "):
+                kernels.append(line[len("[ compare  ] "):])
+    return summary, kernels
+
+
 def read_benchmarks(out_dir):
     rows = {}
     for fname in sorted(os.listdir(out_dir)):
@@ -162,6 +179,7 @@ def main(argv):
             mismatches.append({"suite": "conformance", "call": t["name"],
                                "fake": "as expected (fake test passed)", "real": t["message"]})
     benchmarks = read_benchmarks(out_dir)
+    ptx_summary, ptx_kernels = read_ptx_compare(os.path.join(out_dir, "ptx-compare.log"))
     differential = read_differential(os.path.join(out_dir, "real-tests.log"))
     fresh = os.path.join(out_dir, "profile", "device0.json")
     profile = None
@@ -182,6 +200,7 @@ def main(argv):
         "failed": [t for t in (real or []) + (fake or []) if t["status"] == "failed"],
         "fidelity_mismatches": mismatches,
         "differential_suites": differential,
+        "ptx_catalogue": {"summary": ptx_summary, "kernels": ptx_kernels},
         "benchmarks": benchmarks,
         "profile": profile,
     }
@@ -201,6 +220,9 @@ def main(argv):
             md.append(f"| {name} | {s['cases']} | {s['steps']} | {s['mismatches']} |")
     else:
         md.append("none ran")
+    md += ["", "## PTX catalogue: fake vs real, bit for bit", ""]
+    md.append(ptx_summary or "not run")
+    md += [f"- {k}" for k in ptx_kernels]
     md += ["", f"## Fidelity mismatches: {len(mismatches)}", ""]
     if mismatches:
         md += ["| suite | call | fake | real |", "|---|---|---|---|"]

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/demo_ptx.h"
 #include "cli/text_table.h"
 #include "cli/version_command.h"
 #include "core/base/status_or.h"
@@ -31,6 +32,7 @@
 #include "core/symbols/driver_handles.h"
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/kernel_registry.h"
+#include "fakecuda/ptx/interpreter.h"
 #include "fakecuda/sample_kernels.h"
 #include "fakenccl/fake_nccl.h"
 
@@ -75,8 +77,47 @@ void WritePoolTable(const MemoryPoolsStatistics& stats, std::ostream& out) {
   table.Render(out, "   ");
 }
 
+// The module of the kernel step (5): the PTX nvcc compiled from CUDA C++
+// (cli/kernels/demo_kernels.cu) when cuhal was built with nvcc, which the fake's PTX interpreter
+// runs; else fakecuda's hand-written sample PTX, whose add_one the fake runs as a registered host
+// function (fakecuda/sample_kernels.h). Both kernels are add_one(unsigned* data, unsigned n).
+struct KernelModule {
+  const char* ptx = nullptr;  // NUL-terminated
+  bool from_cuda_cpp = false;
+};
+KernelModule DemoKernelModule() {
+  if (!DemoPtx().empty()) return {DemoPtx().data(), true};
+  return {fakecuda::kSamplePtx, false};
+}
+
+// What step 5 says about the module it loaded and who ran its kernel.
+std::string DescribeKernelStep(const KernelModule& module, bool fake,
+                               std::uint64_t interpreted_instructions) {
+  std::string loaded =
+      module.from_cuda_cpp
+          ? "5. Kernel: loaded the PTX nvcc compiled from CUDA C++ (cli/kernels/demo_kernels.cu) "
+            "when\n   cuhal was built (cuModuleLoadData), looked up its kernel add_one "
+            "(cuModuleGetFunction) and\n"
+          : StrCat("5. Kernel: no CUDA C++ kernel (", DemoPtxMissing(),
+                   ");\n   loaded fakecuda's hand-written sample PTX instead (cuModuleLoadData), "
+                   "looked up its kernel\n   add_one (cuModuleGetFunction) and\n");
+  std::string ran;
+  if (!fake) {
+    ran = "the GPU ran it.";
+  } else if (module.from_cuda_cpp) {
+    ran = StrCat("fakecuda's PTX interpreter ran it (", interpreted_instructions,
+                 " thread-instructions).");
+  } else {
+    ran = "a host function registered under its name ran it (fakecuda/sample_kernels.h).";
+  }
+  return StrCat(loaded, "   launched it on queue 0's stream (cuLaunchKernel, ",
+                kElements / kThreadsPerBlock, " blocks of ", kThreadsPerBlock,
+                " threads) over B;\n   ", ran,
+                "\n   Read B back: every value is one more than before. Verified.\n");
+}
+
 // Step 3-6 on one device: buffers from both pools, copies, the kernel, pool statistics.
-Status BuffersKernelAndPools(Device& device, std::ostream& out) {
+Status BuffersKernelAndPools(Device& device, bool fake, std::ostream& out) {
   Queue& queue = device.queue(0);
   const std::size_t bytes = kElements * sizeof(unsigned);
 
@@ -113,13 +154,15 @@ Status BuffersKernelAndPools(Device& device, std::ostream& out) {
       << "   match. Verified.\n";
 
   // 5. A kernel, loaded and launched through the CUDA table on the queue's stream.
+  const KernelModule kernel_module = DemoKernelModule();
+  const std::uint64_t instructions_before = fakecuda::ptx::TotalInstructions();
   {
     const CudaApi* api = device.cuda_api();
     CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api, device.context()),
                            "entering device 0's context");
     CUmodule raw_module = nullptr;
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, fakecuda::kSamplePtx),
-                          "loading the sample module");
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, kernel_module.ptx),
+                          "loading the demo's kernel module");
     ModuleHandle module(api, raw_module);
     CUfunction add_one = nullptr;
     CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleGetFunction, &add_one, module.get(), "add_one"));
@@ -132,16 +175,13 @@ Status BuffersKernelAndPools(Device& device, std::ostream& out) {
                           "launching add_one");
     CUHAL_RETURN_IF_ERROR(queue.Read(b, 0, WritableBytes(back)), "reading B");
     CUHAL_RETURN_IF_ERROR(queue.Synchronize(), "waiting for add_one");
-    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the sample module");
+    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the demo's kernel module");
     CUHAL_RETURN_IF_ERROR(scope.Exit());
   }
   CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i + 1); },
                                "B after add_one"));
-  out << "5. Kernel: loaded a PTX module (cuModuleLoadData), looked up its kernel add_one\n"
-      << "   (cuModuleGetFunction) and launched it on queue 0's stream (cuLaunchKernel, "
-      << kElements / kThreadsPerBlock << " blocks of\n"
-      << "   " << kThreadsPerBlock << " threads) over B; read B back: every value is one more "
-      << "than before. Verified.\n";
+  out << DescribeKernelStep(kernel_module, fake,
+                            fakecuda::ptx::TotalInstructions() - instructions_before);
 
   // 6. What the pools hold now, and after the buffers are freed.
   CUHAL_ASSIGN_OR_RETURN(MemoryPoolsStatistics live, device.QueryPoolStatistics());
@@ -325,11 +365,11 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
                : ", on the real CUDA driver and NCCL")
       << "\n\n";
 
-  // The sample module's kernels for the fake: add_one(unsigned* data, unsigned n) adds 1 to
-  // data[i] for every global thread index i < n (fakecuda/sample_kernels.h). The real driver
-  // JIT-compiles the same PTX and runs it on the GPU instead.
+  // Without nvcc's PTX the kernel step loads the hand-written sample module, whose kernels run on
+  // the fake as registered host functions (fakecuda/sample_kernels.h). With it, nothing is
+  // registered: a registered add_one would take priority over the PTX interpreter.
   std::optional<fakecuda::SampleKernels> kernels;
-  if (fake) kernels.emplace();
+  if (fake && !DemoKernelModule().from_cuda_cpp) kernels.emplace();
 
   // 1. Tables and driver.
   CudaBinding cuda;
@@ -373,7 +413,7 @@ Status RunDemo(const DemoOptions& options, std::ostream& out) {
     if (device->pools() == nullptr) {
       return UnimplementedError("device 0 has no memory pools: the demo needs them");
     }
-    CUHAL_RETURN_IF_ERROR(BuffersKernelAndPools(*device, out));
+    CUHAL_RETURN_IF_ERROR(BuffersKernelAndPools(*device, fake, out));
   }  // the device is closed here: queues, pools, then the primary context
 
   // 7. Two queues ordered by semaphores.

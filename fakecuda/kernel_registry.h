@@ -7,8 +7,11 @@
 //    (name and `.param` list: sizes, alignments, offsets), `.maxntid`/`.reqntid`/`.maxnreg`,
 //    the `.shared`/`.local` declarations of each entry body (static shared and local sizes), and
 //    module-scope `.global`/`.const` variables with their initializers (for cuModuleGetGlobal).
-//    The PTX itself is not compiled: a kernel runs only if an implementation is registered
-//    under its entry name (the mangled name for C++ kernels, e.g. "_Z5saxpyfPKfPfi").
+//    A kernel with an implementation registered under its entry name (the mangled name for
+//    C++ kernels, e.g. "_Z5saxpyfPKfPfi") runs that; otherwise fakecuda's PTX interpreter
+//    (fakecuda/ptx/) runs its body. A kernel with neither (its body uses an instruction the
+//    interpreter does not implement, and nothing is registered at load time) makes the load
+//    fail with CUDA_ERROR_NOT_SUPPORTED and the instruction and line in the JIT error log.
 //  * fakecuda's own format, for tests that do not want to write PTX:
 //        FAKECUDA-MODULE 1
 //        # comment
@@ -20,8 +23,8 @@
 //  Cubin (ELF) and fatbinary images are recognised and refused with CUDA_ERROR_NOT_SUPPORTED;
 //  anything else is CUDA_ERROR_INVALID_IMAGE; PTX that does not parse is CUDA_ERROR_INVALID_PTX.
 //
-// Launching a kernel whose name has no registered implementation (and no kAnyKernel fallback)
-// fails synchronously with CUDA_ERROR_NOT_SUPPORTED (not sticky, nothing is queued): a test that
+// Launching a kernel of a FAKECUDA-MODULE image whose name has no registered implementation (and
+// no kAnyKernel fallback) fails synchronously with CUDA_ERROR_NOT_SUPPORTED (not sticky, nothing is queued): a test that
 // forgot to register a kernel learns it at the launch, not from silently wrong data.
 // Implementations are looked up at launch time, so they may be registered before or after the
 // module is loaded. The drop-in library registers no-op implementations for the names listed in

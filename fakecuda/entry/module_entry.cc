@@ -72,6 +72,7 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
       return CUDA_ERROR_INVALID_PTX;
     }
   }
+  if (CUresult e = CheckKernelsRunnable(parsed, log); e != CUDA_SUCCESS) return e;
   ModuleModel& m = Modules(st);
   ModuleState mod;
   mod.id = st->NewId();
@@ -97,6 +98,8 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
     f.ptx_version = parsed.format == ImageFormat::kPtx ? parsed.target_sm : cc;
     f.binary_version = cc;
     f.max_dynamic_shared = DefaultMaxDynamicShared(profile, k);
+    f.program = parsed.program;
+    f.ptx_function = parsed.program != nullptr ? parsed.program->FindFunction(k.name) : -1;
     f.kernel = std::move(k);
     mod.functions.emplace(f.kernel.name, f.id);
     m.functions.emplace(f.id, std::move(f));

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "fakecuda/ptx/parser.h"
+
 namespace fakecuda {
 namespace {
 
@@ -688,7 +690,9 @@ CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log)
   }
   out->format = ImageFormat::kPtx;
   PtxParser parser(std::move(tokens), out, log);
-  return parser.Parse() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_PTX;
+  if (!parser.Parse()) return CUDA_ERROR_INVALID_PTX;
+  out->program = ptx::ParseProgram(text, &out->program_error);
+  return CUDA_SUCCESS;
 }
 
 int MaxPtxVersion(int driver_version) {

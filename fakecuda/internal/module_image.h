@@ -8,8 +8,11 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "fakecuda/ptx/program.h"
 
 namespace fakecuda {
 
@@ -48,6 +51,11 @@ struct ModuleImage {
   int target_sm = 0;    // `.target sm_90a` -> 90; 0: none/fake
   std::vector<KernelInfo> kernels;
   std::vector<GlobalInfo> globals;
+  // PTX only: the bodies, for the interpreter (fakecuda/ptx). A kernel whose body uses what the
+  // interpreter does not implement has Program::KernelError set; null when the bodies could not
+  // be read at all (program_error says why).
+  std::shared_ptr<const ptx::Program> program;
+  std::string program_error;
 };
 
 // The register count reported for kernels whose image does not say (PTX is not compiled).

@@ -2,8 +2,11 @@
 #include "fakecuda/internal/module_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
+
+#include "fakecuda/ptx/interpreter.h"
 
 namespace fakecuda {
 namespace {
@@ -148,10 +151,79 @@ CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
   return CUDA_SUCCESS;
 }
 
+CUresult CheckKernelsRunnable(const ModuleImage& image, std::string* log) {
+  if (image.format != ImageFormat::kPtx) return CUDA_SUCCESS;
+  for (const KernelInfo& k : image.kernels) {
+    if (IsKernelRegistered(k.name) || IsKernelRegistered(kAnyKernel)) continue;
+    std::string why;
+    if (image.program == nullptr) {
+      why = image.program_error;
+    } else if (int index = image.program->FindFunction(k.name); index < 0) {
+      why = "no body";
+    } else {
+      why = image.program->KernelError(index);
+    }
+    if (why.empty()) continue;
+    *log = "fakecuda: kernel " + k.name + " cannot run on the fake (no host implementation is "
+           "registered and the PTX interpreter does not support it): " + why;
+    std::fprintf(stderr, "%s\n", log->c_str());
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return CUDA_SUCCESS;
+}
+
+namespace {
+
+// The op body that interprets kernel `f`'s PTX.
+CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
+                           std::vector<std::byte> params, const char* what, Op* op)
+    CUHAL_REQUIRES(st->mu) {
+  if (f.program == nullptr || f.ptx_function < 0 ||
+      !f.program->KernelError(f.ptx_function).empty()) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  auto request = std::make_shared<ptx::LaunchRequest>();
+  request->program = f.program.get();
+  request->kernel = f.ptx_function;
+  request->grid = {c.grid.x, c.grid.y, c.grid.z};
+  request->block = {c.block.x, c.block.y, c.block.z};
+  request->dynamic_shared = c.shared_mem_bytes;
+  ModuleModel& m = Modules(st);
+  if (auto mod = m.modules.find(f.module_id); mod != m.modules.end()) {
+    for (const std::string& name : f.program->globals) {
+      auto g = mod->second.globals.find(name);
+      request->global_addresses.push_back(g == mod->second.globals.end() ? 0 : g->second.address);
+    }
+  }
+  // Runs inside the op body, on the kernel lane, with the driver lock released.
+  request->resolver = [st](std::uint64_t address, ptx::Region* out) {
+    cuhal::MutexLock lock(st->mu);
+    Allocation* a = st->FindAllocation(static_cast<std::uintptr_t>(address), 1);
+    if (a == nullptr || a->data == nullptr) return false;
+    *out = ptx::Region{a->base, a->size, a->data};
+    return true;
+  };
+  op->what = what;
+  op->kind = OpKind::kKernel;
+  op->cost_us = KernelOptions{}.cost_us;
+  std::shared_ptr<const ptx::Program> program = f.program;  // kept alive by the queued op
+  auto bytes = std::make_shared<std::vector<std::byte>>(std::move(params));
+  op->body = [program, request, bytes]() -> CUresult {
+    request->params = bytes->data();
+    request->param_size = bytes->size();
+    ptx::LaunchResult r = ptx::RunKernel(*request);
+    if (r.code != 0) std::fprintf(stderr, "fakecuda: %s\n", r.message.c_str());
+    return static_cast<CUresult>(r.code);
+  };
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
 CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
                       std::vector<std::byte> params, const char* what, Op* op) {
   std::shared_ptr<const internal::KernelRegistration> reg = internal::FindKernel(f.kernel.name);
-  if (reg == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  if (reg == nullptr) return MakeInterpretedOp(st, f, c, std::move(params), what, op);
   std::vector<std::pair<std::size_t, std::size_t>> offsets;
   offsets.reserve(f.kernel.params.size());
   for (const KernelParamInfo& p : f.kernel.params) offsets.emplace_back(p.offset, p.size);

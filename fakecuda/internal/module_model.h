@@ -39,6 +39,10 @@ struct FunctionState {
   std::uint64_t ctx_id = 0;
   int device = 0;
   KernelInfo kernel;
+  // The interpreter's program of the module and this kernel's function in it (-1: none, as for
+  // FAKECUDA-MODULE images); used when no host implementation is registered.
+  std::shared_ptr<const ptx::Program> program;
+  int ptx_function = -1;
   int ptx_version = 0;
   int binary_version = 0;
   // Settable attributes (cuFuncSetAttribute).
@@ -148,7 +152,14 @@ CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const Lau
 // Packs the parameters given as `kernelParams` or `extra` into the kernel's parameter buffer.
 CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
                     std::vector<std::byte>* out);
-// Builds the op that runs kernel `f` (CUDA_ERROR_NOT_SUPPORTED: no implementation registered).
+// Whether every kernel of a PTX image can run: each needs a registered host implementation (of
+// its own or kAnyKernel) or a body the interpreter supports. Otherwise CUDA_ERROR_NOT_SUPPORTED
+// with *log naming the kernel, the instruction and its line (also printed on stderr): the PTX is
+// valid (the real JIT would accept it), the fake cannot run it, and a wrong result at run time
+// would be worse than a refusal at load.
+CUresult CheckKernelsRunnable(const ModuleImage& image, std::string* log);
+// Builds the op that runs kernel `f`: its registered host implementation, else the PTX
+// interpreter (CUDA_ERROR_NOT_SUPPORTED: neither).
 CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
                       std::vector<std::byte> params, const char* what, Op* op)
     CUHAL_REQUIRES(st->mu);

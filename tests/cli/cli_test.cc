@@ -287,6 +287,24 @@ TEST(CliTest, DemoRunsOnTheFakeAndVerifiesEveryStep) {
   EXPECT_THAT(r.out, HasSubstr("hold no live object (no leaks)"));
 }
 
+// The kernel step runs add_one compiled by nvcc from CUDA C++ on fakecuda's PTX interpreter; a
+// build without nvcc falls back to the hand-written sample (a registered host function) and
+// says why.
+TEST(CliTest, DemoKernelIsCompiledCudaCppOnThePtxInterpreter) {
+  const Result r = RunCuhal("demo");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string missing = CUHAL_NVCC_MISSING;
+  if (missing.empty()) {
+    EXPECT_THAT(r.out, HasSubstr("loaded the PTX nvcc compiled from CUDA C++ "
+                                 "(cli/kernels/demo_kernels.cu)"));
+    EXPECT_THAT(r.out, ContainsRegex("fakecuda's PTX interpreter ran it \\([1-9][0-9]* "
+                                     "thread-instructions\\)"));
+  } else {
+    EXPECT_THAT(r.out, HasSubstr("no CUDA C++ kernel (" + missing + ")"));
+    EXPECT_THAT(r.out, HasSubstr("a host function registered under its name ran it"));
+  }
+}
+
 TEST(CliTest, DemoOutputIsDeterministic) {
   const Result first = RunCuhal("demo --backend fake");
   const Result second = RunCuhal("demo");

@@ -1,0 +1,116 @@
+// Copyright 2026 The cuhal Authors.
+// The handlers of the PTX interpreter, by family: the lowering (lower.cc) picks one per
+// instruction at load time, for the instruction's exact type, so that a handler does no
+// decoding at run time. Each Select* returns null when the combination is not implemented (the
+// lowering then reports the instruction as unsupported).
+//
+// Results: integer operations are bit-exact (division by zero gives all ones for the quotient
+// and the dividend for the remainder: unmeasured on the H200); IEEE operations (add, sub, mul,
+// fma, div.rn, sqrt.rn, rcp.rn, cvt) are correctly rounded in the requested mode, with .ftz
+// flushing subnormal inputs and results; NaN results are the canonical NaN 0x7fffffff
+// (f32) / 0x7fffffffffffffff (f64) (the f32 value is what the PTX ISA documents); the
+// approximate instructions (ex2/lg2/sin/cos/rsqrt/rcp/sqrt/div .approx, tanh) use the host's
+// correctly rounded or faithfully rounded libm, inside the ISA's stated error bounds.
+#ifndef CUHAL_FAKECUDA_PTX_OPS_H_
+#define CUHAL_FAKECUDA_PTX_OPS_H_
+
+#include <cstdint>
+
+#include "fakecuda/ptx/program.h"
+
+namespace fakecuda::ptx {
+
+enum class Type : std::uint8_t {
+  kNone, kPred,
+  kU8, kU16, kU32, kU64, kS8, kS16, kS32, kS64, kB8, kB16, kB32, kB64,
+  kF16, kF32, kF64,
+};
+int TypeBytes(Type t);
+bool IsFloat(Type t);
+bool IsSigned(Type t);
+Type Unsigned(Type t);  // b/s -> u of the same width; others unchanged
+
+// Rounding modes (Instr::mode for float ops and cvt).
+enum Rounding : std::uint8_t { kRn = 0, kRz, kRm, kRp, kRnDefault };
+// Instr::mode2 bits.
+inline constexpr std::uint8_t kFtz = 1;
+inline constexpr std::uint8_t kSat = 2;
+inline constexpr std::uint8_t kRoundToInt = 4;  // cvt.rni/rzi/rmi/rpi between floats
+
+// --- integer (ops_int.cc) ---
+enum class IntOp : std::uint8_t {
+  kAdd, kSub, kAddSat, kSubSat, kMulLo, kMulHi, kMulWide, kMadLo, kMadHi, kMadWide, kDiv, kRem,
+  kMin, kMax, kAbs, kNeg, kAnd, kOr, kXor, kNot, kCnot, kShl, kShr, kPopc, kClz, kBrev, kBfe,
+  kBfi, kBfind, kAddCc, kAddc, kAddcCc, kSubCc, kSubc, kSubcCc, kMadLoCc, kMadcLo, kMadcLoCc,
+  kMadcHi, kMadcHiCc, kMadHiCc, kMul24Lo, kMad24Lo, kSad,
+};
+Handler SelectInt(IntOp op, Type t);
+Handler SelectPredLogic(IntOp op);  // and/or/xor/not on predicates
+Handler SelectPrmt();               // prmt.b32 (default mode only)
+Handler SelectShf(bool left, bool clamp);
+Handler SelectLop3();
+Handler SelectDp4a(bool a_signed, bool b_signed);
+
+// --- comparison and selection (ops_compare.cc) ---
+enum Cmp : std::uint8_t {
+  kEq, kNe, kLt, kLe, kGt, kGe, kLo, kLs, kHi, kHs, kEqu, kNeu, kLtu, kLeu, kGtu, kGeu, kNum, kNan,
+};
+// setp.cmp[.bool].type d[|d2], a, b[, c]; Instr::mode = Cmp, mode2 = 0 none / 1 and / 2 or / 3 xor.
+Handler SelectSetp(Type t);
+Handler SelectSelp(Type t);
+// set.cmp[.bool].dtype.stype: d = all ones (integer) or 1.0f (f32) when true.
+Handler SelectSet(Type dtype, Type stype);
+Handler SelectTestp(Type t);  // mode: 0 finite 1 infinite 2 number 3 notanumber 4 normal 5 subnormal
+
+// --- floating point (ops_float.cc) ---
+enum class FloatOp : std::uint8_t {
+  kAdd, kSub, kMul, kFma, kDiv, kDivApprox, kRcp, kRcpApprox, kSqrt, kSqrtApprox, kRsqrt, kEx2,
+  kLg2, kSin, kCos, kTanh, kMin, kMax, kAbs, kNeg, kCopysign,
+};
+Handler SelectFloat(FloatOp op, Type t);
+
+// --- conversions and moves (ops_convert.cc) ---
+Handler SelectCvt(Type dst, Type src);
+Handler SelectMov();                   // d = a
+Handler SelectPack();                  // d = {v[0..vec)} of `width` bytes each
+Handler SelectUnpack();                // {v[0..vec)} = a
+Handler SelectSreg();                  // d = special register `imm` (Sreg)
+Handler SelectLocalAddress();          // d = frame depot + imm (mode 1: generic)
+Handler SelectGlobalAddress();         // d = module variable `index`
+Handler SelectCvta(bool to_generic);   // space in Instr::space; width 4 or 8
+
+enum Sreg : std::uint8_t {
+  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
+  kNctaidZ, kLaneid, kWarpid, kNwarpid, kSmid, kNsmid, kGridid, kClock, kClock64, kLanemaskEq,
+  kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe, kDynamicSmemSize, kTotalSmemSize,
+  kGlobaltimer,
+};
+
+// --- memory (ops_memory.cc) ---
+Handler SelectLoad();   // v[0..vec) = [a + imm], `width` bytes each, sign-extended when `sign`
+Handler SelectStore();  // [a + imm] = v[0..vec)
+enum class AtomOp : std::uint8_t { kAdd, kMin, kMax, kExch, kCas, kAnd, kOr, kXor, kInc, kDec };
+Handler SelectAtom(AtomOp op, Type t);  // d = old; [a + imm] op= b (cas: compare b, swap c)
+Handler SelectNop();
+
+// --- control (ops_control.cc) ---
+Handler SelectBranch();    // pc = imm
+Handler SelectCall();      // Function::calls[index]
+Handler SelectRet();
+Handler SelectExit();
+Handler SelectTrap();
+// bar.sync / barrier.sync / bar.red: barrier `a` (a slot), thread count `b` (kZeroSlot: all);
+// mode 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or (d: result, c: predicate).
+Handler SelectBarrier();
+Handler SelectWarpYield();  // every warp collective's thread-side handler
+enum ShflMode : std::uint8_t { kShflUp, kShflDown, kShflBfly, kShflIdx };
+WarpHandler SelectShfl();                 // mode: ShflMode; d[|d2], a, b (lane), c (clamp)
+WarpHandler SelectVote();                 // mode: 0 all 1 any 2 uni 3 ballot; a: predicate
+WarpHandler SelectWarpSync();             // bar.warp.sync
+WarpHandler SelectActivemask();
+WarpHandler SelectRedux(IntOp op, Type t);  // add/min/max/and/or/xor
+WarpHandler SelectMatch(bool all, Type t);
+
+}  // namespace fakecuda::ptx
+
+#endif  // CUHAL_FAKECUDA_PTX_OPS_H_

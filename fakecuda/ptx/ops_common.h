@@ -1,0 +1,70 @@
+// Copyright 2026 The cuhal Authors.
+// Helpers shared by the handler files (ops_*.cc): typed register reads and writes, and the
+// selection of a handler template's instantiation for a PTX type.
+#ifndef CUHAL_FAKECUDA_PTX_OPS_COMMON_H_
+#define CUHAL_FAKECUDA_PTX_OPS_COMMON_H_
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+#include "fakecuda/ptx/ops.h"
+#include "fakecuda/ptx/thread.h"
+
+namespace fakecuda::ptx {
+
+// The value of slot `s` as a T (invariant 2 of program.h: truncated to T's width).
+template <typename T>
+inline T Rd(const Thread& t, Slot s) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(t.r[s]));
+  } else if constexpr (std::is_same_v<T, double>) {
+    return std::bit_cast<double>(t.r[s]);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return (t.r[s] & 1) != 0;
+  } else {
+    return static_cast<T>(t.r[s]);
+  }
+}
+
+template <typename T>
+inline void Wr(Thread& t, Slot s, T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    t.r[s] = std::bit_cast<std::uint32_t>(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    t.r[s] = std::bit_cast<std::uint64_t>(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    t.r[s] = v ? 1 : 0;
+  } else {
+    t.r[s] = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+  }
+}
+
+// Op<T>::Run for the integer type `t` (b types as unsigned), or null.
+template <template <typename> class Op>
+Handler ForInt(Type t, bool allow8 = false) {
+  switch (t) {
+    case Type::kU8: case Type::kB8: return allow8 ? &Op<std::uint8_t>::Run : nullptr;
+    case Type::kS8: return allow8 ? &Op<std::int8_t>::Run : nullptr;
+    case Type::kU16: case Type::kB16: return &Op<std::uint16_t>::Run;
+    case Type::kU32: case Type::kB32: return &Op<std::uint32_t>::Run;
+    case Type::kU64: case Type::kB64: return &Op<std::uint64_t>::Run;
+    case Type::kS16: return &Op<std::int16_t>::Run;
+    case Type::kS32: return &Op<std::int32_t>::Run;
+    case Type::kS64: return &Op<std::int64_t>::Run;
+    default: return nullptr;
+  }
+}
+
+template <template <typename> class Op>
+Handler ForFloat(Type t) {
+  switch (t) {
+    case Type::kF32: return &Op<float>::Run;
+    case Type::kF64: return &Op<double>::Run;
+    default: return nullptr;
+  }
+}
+
+}  // namespace fakecuda::ptx
+
+#endif  // CUHAL_FAKECUDA_PTX_OPS_COMMON_H_

@@ -1,0 +1,186 @@
+// The kernel catalogue of tests/ptx: ordinary CUDA C++ kernels, compiled to PTX by nvcc at build
+// time and run on fakecuda's PTX interpreter (tests/ptx/catalogue_test.cc has their references).
+
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+// Sum of each block's elements, through shared memory and __syncthreads (blockDim.x == 256).
+extern "C" __global__ void block_reduce(const int* in, int* out, int n) {
+  __shared__ int buf[256];
+  int t = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) buf[t] += buf[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = buf[0];
+}
+
+// Sum of each warp's elements with __shfl_down_sync, then one atomicAdd per warp.
+extern "C" __global__ void warp_reduce(const float* in, float* warp_sums, unsigned* ballots,
+                                       int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  unsigned ballot = __ballot_sync(0xffffffffu, v > 0.5f);
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  int lane = threadIdx.x & 31;
+  int warp = i >> 5;
+  if (lane == 0) {
+    warp_sums[warp] = v;
+    ballots[warp] = ballot;
+  }
+}
+
+// Warp-level xor butterfly (every lane gets the total) and shfl idx/up.
+extern "C" __global__ void warp_shuffles(const int* in, int* bfly, int* idx, int* up, int* all) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  int s = v;
+  for (int m = 1; m < 32; m <<= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
+  bfly[i] = s;
+  idx[i] = __shfl_sync(0xffffffffu, v, (threadIdx.x * 7) & 31);
+  up[i] = __shfl_up_sync(0xffffffffu, v, 3);
+  all[i] = __all_sync(0xffffffffu, v >= 0) + 2 * __any_sync(0xffffffffu, v > 1000);
+}
+
+#define TILE 16
+// C = A * B, A is n x k, B is k x m (row-major), tiles of 16 x 16 in shared memory.
+extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int n, int k,
+                                        int m) {
+  __shared__ float as[TILE][TILE];
+  __shared__ float bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y;
+  int col = blockIdx.x * TILE + threadIdx.x;
+  float acc = 0.0f;
+  for (int t = 0; t < (k + TILE - 1) / TILE; ++t) {
+    int ac = t * TILE + threadIdx.x;
+    int br = t * TILE + threadIdx.y;
+    as[threadIdx.y][threadIdx.x] = (row < n && ac < k) ? A[row * k + ac] : 0.0f;
+    bs[threadIdx.y][threadIdx.x] = (br < k && col < m) ? B[br * m + col] : 0.0f;
+    __syncthreads();
+    for (int j = 0; j < TILE; ++j) acc = fmaf(as[threadIdx.y][j], bs[j][threadIdx.x], acc);
+    __syncthreads();
+  }
+  if (row < n && col < m) C[row * m + col] = acc;
+}
+
+// Histogram of bytes into 64 bins: shared-memory atomics, then global atomics.
+extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned* bins) {
+  __shared__ unsigned local[64];
+  for (int b = threadIdx.x; b < 64; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    atomicAdd(&local[data[i] & 63], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < 64; b += blockDim.x) atomicAdd(&bins[b], local[b]);
+}
+
+// Global atomics of several kinds and types.
+extern "C" __global__ void atomics(int* imin, int* imax, unsigned* uor, unsigned long long* u64add,
+                                   float* fadd, int* cas_count, unsigned* inc) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicMin(imin, 1000 - i);
+  atomicMax(imax, i * 3 - 50);
+  atomicOr(uor, 1u << (i & 31));
+  atomicAdd(u64add, (unsigned long long)i << 20);
+  atomicAdd(fadd, 0.5f);
+  int old = *cas_count, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(cas_count, assumed, assumed + 2);
+  } while (old != assumed);
+  atomicInc(inc, 100u);
+}
+
+// Inclusive scan of one block (Hillis-Steele in shared memory, dynamic shared memory).
+extern "C" __global__ void inclusive_scan(const int* in, int* out, int n) {
+  extern __shared__ int tmp[];
+  int t = threadIdx.x;
+  tmp[t] = t < n ? in[t] : 0;
+  __syncthreads();
+  for (int off = 1; off < blockDim.x; off <<= 1) {
+    int v = t >= off ? tmp[t - off] : 0;
+    __syncthreads();
+    tmp[t] += v;
+    __syncthreads();
+  }
+  if (t < n) out[t] = tmp[t];
+}
+
+__device__ __noinline__ int collatz_steps(long long x) {
+  int steps = 0;
+  while (x != 1) {
+    x = (x & 1) ? 3 * x + 1 : x / 2;
+    ++steps;
+  }
+  return steps;
+}
+
+__device__ __noinline__ void fill_digits(unsigned v, int* digits, int count) {
+  for (int i = 0; i < count; ++i) {
+    digits[i] = v % 10;
+    v /= 10;
+  }
+}
+
+// Device-function calls (not inlined) and a per-thread local array indexed at run time.
+extern "C" __global__ void calls_and_local(const unsigned* in, int* steps, int* digit_sum,
+                                           int n, int sel) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int digits[10];
+  fill_digits(in[i], digits, 10);
+  int sum = 0;
+  for (int d = 0; d < 10; ++d) sum += digits[d] * (d + 1);
+  digit_sum[i] = sum + digits[(i + sel) % 10];
+  steps[i] = collatz_steps(in[i] + 1);
+}
+
+// Float math: exact operations (sqrtf, fmaf, division, conversions) and approximate ones.
+extern "C" __global__ void float_math(const float* x, float* exact, float* approx, int* conv,
+                                      double* dbl, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  float a = fabsf(v) + 1.0f;
+  exact[6 * i + 0] = sqrtf(a);
+  exact[6 * i + 1] = fmaf(v, 3.0f, -1.25f);
+  exact[6 * i + 2] = v / a;
+  exact[6 * i + 3] = fminf(v, 0.25f) * fmaxf(v, -0.5f);
+  exact[6 * i + 4] = (float)(int)(v * 100.0f);
+  exact[6 * i + 5] = rintf(v * 7.0f) + floorf(v) + ceilf(v) + truncf(v * 3.0f);
+  approx[4 * i + 0] = __expf(v);
+  approx[4 * i + 1] = __logf(a);
+  approx[4 * i + 2] = __sinf(v) + __cosf(v);
+  approx[4 * i + 3] = rsqrtf(a);
+  conv[2 * i + 0] = __float2int_rn(v * 1000.0f);
+  conv[2 * i + 1] = (int)(unsigned)(a * 1e9f);
+  double d = (double)v;
+  dbl[2 * i + 0] = sqrt(d * d + 1.0) / (d + 3.0);
+  dbl[2 * i + 1] = fma(d, 1.0 / 3.0, (double)i);
+}
+
+// Integer division and modulo (signed and unsigned, 32 and 64 bit), min/max/abs, bit tricks.
+extern "C" __global__ void int_math(const int* a, const int* b, int* out32, long long* out64,
+                                    int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int x = a[i], y = b[i];
+  unsigned ux = (unsigned)x, uy = (unsigned)y;
+  out32[8 * i + 0] = y != 0 ? x / y : 0;
+  out32[8 * i + 1] = y != 0 ? x % y : 0;
+  out32[8 * i + 2] = uy != 0 ? (int)(ux / uy) : 0;
+  out32[8 * i + 3] = uy != 0 ? (int)(ux % uy) : 0;
+  out32[8 * i + 4] = min(x, y) ^ max(x, y) ^ abs(x);
+  out32[8 * i + 5] = __popc(ux) + (__clz(ux) << 8) + (__brev(ux) & 0xff0000);
+  out32[8 * i + 6] = __mulhi(x, y) + (int)__umulhi(ux, uy);
+  out32[8 * i + 7] = (x >> (y & 31)) + (int)(ux >> (uy & 15)) + (x << 3);
+  long long lx = (long long)x * 1000003LL + i, ly = (long long)y * 7 + 1;
+  out64[2 * i + 0] = ly != 0 ? lx / ly : 0;
+  out64[2 * i + 1] = ly != 0 ? lx % ly : 0;
+}
