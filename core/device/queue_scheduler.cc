@@ -60,7 +60,8 @@ void QueueScheduler::FinishShutdown() {
 
 QueueScheduler::Counts QueueScheduler::counts() const {
   MutexLock lock(mu_);
-  return Counts{.deferred = deferred_count_ + incoming_.size(), .in_flight = in_flight_.size()};
+  return Counts{.deferred = deferred_count_ + in_transit_ + incoming_.size(),
+                .in_flight = in_flight_.size()};
 }
 
 void QueueScheduler::OnSemaphoreChanged() noexcept {
@@ -330,6 +331,7 @@ void QueueScheduler::WorkerMain() {
         cv_.Wait(mu_);
       }
       incoming.swap(incoming_);
+      in_transit_ = incoming.size();
       for (std::uint64_t id : completions_) {
         auto it = in_flight_.find(id);
         if (it == in_flight_.end()) continue;
@@ -356,6 +358,7 @@ void QueueScheduler::WorkerMain() {
       MutexLock lock(mu_);
       deferred_failed_ = true;
       deferred_count_ = 0;
+      in_transit_ = 0;
       cv_.NotifyAll();
       continue;
     }
@@ -390,6 +393,7 @@ void QueueScheduler::WorkerMain() {
     for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
     MutexLock lock(mu_);
     deferred_count_ = deferred_.size();
+    in_transit_ = 0;
   }
 }
 

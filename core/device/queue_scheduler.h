@@ -110,7 +110,9 @@ class QueueScheduler final : public SemaphoreWatcher {
   void FinishShutdown();
 
   [[nodiscard]] EventPool& event_pool() noexcept { return pool_; }
-  // Operations deferred / issued and not yet retired (a snapshot, for tests).
+  // Operations deferred / issued and not yet retired (a snapshot, for tests). `deferred` counts
+  // every submitted operation the worker has not issued or failed yet, including those it is
+  // looking at right now (it takes them out of the shared list to look at them unlocked).
   struct Counts {
     std::size_t deferred = 0;
     std::size_t in_flight = 0;
@@ -158,6 +160,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   };
   std::map<std::uint64_t, InFlight> in_flight_ CUHAL_GUARDED_BY(mu_);
   std::size_t deferred_count_ CUHAL_GUARDED_BY(mu_) = 0;
+  // Taken from incoming_ by the worker and not yet counted in deferred_count_ (its current look).
+  std::size_t in_transit_ CUHAL_GUARDED_BY(mu_) = 0;
 
   std::vector<std::unique_ptr<QueueAction>> deferred_;  // the worker's own
   std::thread worker_;

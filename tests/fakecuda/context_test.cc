@@ -323,7 +323,15 @@ TEST_P(ContextTest, PrimaryResetMakesItInactiveWhileItStaysCurrent) {
 // fake refused SetCurrent/Push with INVALID_CONTEXT and a second destroy likewise. Popping the
 // destroyed handle aborted the real process, so the test replaces it with cuCtxSetCurrent
 // instead; stream calls on the destroyed context's streams crashed, so none are made.
+// The fake's model of destroyed contexts, from the probes (ci/gpu-probes: "destroyed_ctx",
+// "destroyed2"). Not run on the real driver: a destroyed context's handle points to freed driver
+// memory, and on the H200 the answers vary from run to run (nightlies of 2026-12-03: the second
+// cuCtxDestroy answered CONTEXT_IS_DESTROYED in one run and INVALID_CONTEXT in the next,
+// cuCtxGetDevice returned garbage, and both processes aborted with "free(): invalid pointer").
 TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
+  if (!IsFake()) {
+    GTEST_SKIP() << "use after free in a real driver (the H200 aborts the process)";
+  }
   CUcontext primary = nullptr;
   ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
   CUcontext created = nullptr;
@@ -343,11 +351,7 @@ TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   CUdevice device = -1;
   EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
-  // The H200 answers success with a value read from the freed context (17467779 on 2026-12-03,
-  // not a device ordinal): undefined, so only the fake's answer (the device it had) is checked.
-  if (IsFake()) {
-    EXPECT_EQ(device, 0);
-  }
+  EXPECT_EQ(device, 0);  // the device it had (the H200 returned garbage: 17467779)
   unsigned flags = 0;
   EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
 
@@ -359,12 +363,7 @@ TEST_P(ContextTest, DestroyedContextCanBeMadeCurrentAndAnswersDestroyed) {
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(api().cuCtxGetDevice(&device), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
-  // Everything above passed on the H200 (nightly of 2026-12-03); what follows aborted that
-  // process ("free(): invalid pointer", as popping a destroyed context does), so it is the fake's
-  // modelling only: replacing the destroyed top of the stack and popping back to empty.
-  if (!IsFake()) {
-    GTEST_SKIP() << "the H200 aborts the process past this point (UB on a real driver)";
-  }
+  // Replacing the destroyed top of the stack and popping back to empty (a modelling choice).
   ASSERT_EQ(api().cuCtxSetCurrent(primary), CUDA_SUCCESS);  // stack: primary primary
   CUcontext popped = nullptr;
   EXPECT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
