@@ -306,6 +306,10 @@ Status Device::Synchronize() {
       ReportDroppedStatus(status);
     }
   }
+  // The streams are done; the operations whose work completed fire their signals and release
+  // what they hold on the scheduler's worker: wait for that too, so that a synchronized device
+  // has every issued operation's semaphores at their signalled values.
+  scheduler_->WaitForCompletedToRetire();
   if (!first.ok()) first.AddContext(StrCat("synchronizing device ", identifier_));
   return first;
 }

@@ -177,7 +177,9 @@ class Device {
   // then each pool down to its minimum capacity. Does not wait for queued work: memory whose free
   // is still pending on a queue is released by a later Trim (Synchronize first to release all).
   [[nodiscard]] Status Trim();
-  // Waits for every queue (first error returned; every queue is waited for regardless).
+  // Waits for every queue (first error returned; every queue is waited for regardless), then for
+  // the queue operations whose work completed to be retired (their signal semaphores hold their
+  // values, Dealloca'd memory is freed). Deferred operations are not waited for.
   [[nodiscard]] Status Synchronize();
 
   // Profiling hooks. Begin starts a capture (FAILED_PRECONDITION when one is active); End ends it

@@ -61,7 +61,7 @@ void QueueScheduler::FinishShutdown() {
 QueueScheduler::Counts QueueScheduler::counts() const {
   MutexLock lock(mu_);
   return Counts{.deferred = deferred_count_ + in_transit_ + incoming_.size(),
-                .in_flight = in_flight_.size()};
+                .in_flight = in_flight_.size() + retiring_.size()};
 }
 
 void QueueScheduler::OnSemaphoreChanged() noexcept {
@@ -313,6 +313,31 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
   }
 }
 
+void QueueScheduler::RetireAll(std::vector<std::unique_ptr<QueueAction>> done) {
+  if (done.empty()) return;
+  std::vector<std::uint64_t> ids;
+  ids.reserve(done.size());
+  for (std::unique_ptr<QueueAction>& a : done) {
+    ids.push_back(a->id);
+    Retire(std::move(a));
+  }
+  MutexLock lock(mu_);
+  for (std::uint64_t id : ids) retiring_.erase(id);
+  retired_cv_.NotifyAll();
+}
+
+void QueueScheduler::WaitForCompletedToRetire() {
+  MutexLock lock(mu_);
+  auto pending = [this]() CUHAL_REQUIRES(mu_) {
+    if (!completions_.empty() || !retiring_.empty()) return true;
+    for (const auto& [id, f] : in_flight_) {
+      if (f.completed) return true;
+    }
+    return false;
+  };
+  while (pending()) retired_cv_.Wait(mu_);
+}
+
 void QueueScheduler::WorkerMain() {
   while (true) {
     std::vector<std::unique_ptr<QueueAction>> incoming;
@@ -335,6 +360,7 @@ void QueueScheduler::WorkerMain() {
       for (std::uint64_t id : completions_) {
         auto it = in_flight_.find(id);
         if (it == in_flight_.end()) continue;
+        retiring_.insert(id);
         done.push_back(std::move(it->second.action));
         in_flight_.erase(it);
       }
@@ -354,7 +380,7 @@ void QueueScheduler::WorkerMain() {
         FailAction(std::move(a), aborted);
       }
       deferred_.clear();
-      for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
+      RetireAll(std::move(done));
       MutexLock lock(mu_);
       deferred_failed_ = true;
       deferred_count_ = 0;
@@ -390,7 +416,7 @@ void QueueScheduler::WorkerMain() {
     deferred_.swap(still);
     // Retire after the look: what was released in this pass saw the timepoints of what completed
     // meanwhile (device-side waits), whatever the timing of the completions.
-    for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
+    RetireAll(std::move(done));
     MutexLock lock(mu_);
     deferred_count_ = deferred_.size();
     in_transit_ = 0;

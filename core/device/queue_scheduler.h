@@ -36,6 +36,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,6 +102,12 @@ class QueueScheduler final : public SemaphoreWatcher {
   [[nodiscard]] Status Submit(std::unique_ptr<QueueAction> action);
   // Wakes the worker to look at deferred operations again (IREE's queue_flush). Never blocks.
   void Flush();
+  // Waits until every operation whose work has completed on its stream (its host function ran)
+  // is retired: its signals fired, what it held released. Device::Synchronize calls it after the
+  // streams, so that a synchronized device has every issued operation's signals at their values.
+  // Deferred operations are not waited for (they may wait for the host). Not from a host
+  // function or the worker (it would wait for itself).
+  void WaitForCompletedToRetire() CUHAL_EXCLUDES(mu_);
 
   // Teardown, step 1: refuses new submissions and fails every deferred operation (ABORTED,
   // naming what it waited for); returns once the worker has done so.
@@ -110,7 +117,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   void FinishShutdown();
 
   [[nodiscard]] EventPool& event_pool() noexcept { return pool_; }
-  // Operations deferred / issued and not yet retired (a snapshot, for tests). `deferred` counts
+  // Operations deferred / issued and not yet retired (a snapshot, for tests; `in_flight` includes
+  // those the worker is retiring right now). `deferred` counts
   // every submitted operation the worker has not issued or failed yet, including those it is
   // looking at right now (it takes them out of the shared list to look at them unlocked).
   struct Counts {
@@ -134,6 +142,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   void FailAction(std::unique_ptr<QueueAction> action, Status status);
   // The worker's completion of an issued action.
   void Retire(std::unique_ptr<QueueAction> action);
+  // Retire()s each, then drops their ids from retiring_ and wakes WaitForCompletedToRetire.
+  void RetireAll(std::vector<std::unique_ptr<QueueAction>> done) CUHAL_EXCLUDES(mu_);
   void Unwatch(QueueAction& action);
   void Defer(std::unique_ptr<QueueAction> action);
   void WorkerMain();
@@ -159,6 +169,9 @@ class QueueScheduler final : public SemaphoreWatcher {
     bool completed = false;  // its host function ran
   };
   std::map<std::uint64_t, InFlight> in_flight_ CUHAL_GUARDED_BY(mu_);
+  // Taken out of in_flight_ by the worker to be retired, not yet done (ids).
+  std::set<std::uint64_t> retiring_ CUHAL_GUARDED_BY(mu_);
+  CondVar retired_cv_;  // retiring_ shrank
   std::size_t deferred_count_ CUHAL_GUARDED_BY(mu_) = 0;
   // Taken from incoming_ by the worker and not yet counted in deferred_count_ (its current look).
   std::size_t in_transit_ CUHAL_GUARDED_BY(mu_) = 0;
