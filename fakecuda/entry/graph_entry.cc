@@ -410,9 +410,9 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   CUresult err;
   fakecuda::Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  auto ctx_it = st->contexts.find(s->ctx_id);
-  if (ctx_it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (ctx_it->second->sticky != CUDA_SUCCESS) return ctx_it->second->sticky;
+  const fakecuda::Context* stream_ctx = st->contexts().Find(s->ctx_id);
+  if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
 
   // Pass 1: resolve every node into an op (nothing is queued if any node fails).
   std::shared_ptr<const std::vector<GraphNode>> order = exec->order;

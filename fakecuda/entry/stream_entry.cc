@@ -93,9 +93,8 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  if (auto it = st->contexts.find(s->ctx_id); it != st->contexts.end() &&
-                                              it->second->sticky != CUDA_SUCCESS) {
-    return it->second->sticky;
+  if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
+    return sticky;
   }
   return st->PollStream(s, 0) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 } catch (...) {

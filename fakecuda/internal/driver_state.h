@@ -52,6 +52,8 @@
 
 #include "core/base/mutex.h"
 #include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/context_table.h"
+#include "fakecuda/internal/memory_map.h"
 
 namespace fakecuda {
 
@@ -75,30 +77,6 @@ class MemPool;
 struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
-
-struct Device {
-  int ordinal = 0;
-  DeviceProfile profile;
-  std::uint64_t primary_ctx_id = 0;  // 0 while inactive
-  int primary_refcount = 0;
-  unsigned primary_flags = 0;
-  std::size_t bytes_in_use = 0;  // device allocations + pool reservations
-  CUdeviceptr next_va = 0;       // bump pointer of this device's virtual address range
-  std::uint64_t default_pool_id = 0;
-  std::uint64_t current_pool_id = 0;
-};
-
-struct Context {
-  std::uint64_t id = 0;
-  int device = 0;
-  bool primary = false;
-  unsigned flags = 0;
-  CUresult sticky = CUDA_SUCCESS;  // once set, every call on this context returns it
-  std::uint64_t legacy_stream_id = 0;
-  std::unordered_map<std::uint64_t, std::uint64_t> per_thread_streams;  // thread key -> stream id
-  std::map<int, std::size_t> limits;
-  std::set<std::uint64_t> peers;  // contexts whose memory this one may access
-};
 
 // What an Op runs: the fake's own code, or the user's (which runs on the callback thread only).
 enum class OpKind { kDevice, kHostFunction, kKernel };
@@ -147,26 +125,6 @@ struct Event {
   double time_us = 0.0;          // virtual timestamp of the last completed record
 };
 
-enum class MemoryType { kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool };
-
-struct Allocation {
-  std::uint64_t id = 0;
-  MemoryType type = MemoryType::kDevice;
-  std::uintptr_t base = 0;  // device VA (device/pool) or host address (host/managed)
-  std::size_t size = 0;
-  std::byte* data = nullptr;  // host backing
-  bool mmapped = false;
-  std::size_t mapped_size = 0;
-  int device = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  std::uint64_t pool_id = 0;
-  // A module variable (cuModuleGetGlobal): device memory owned by its module, released when the
-  // module is unloaded; cuMemFree and cuMemFreeAsync refuse it (it is not cuMemAlloc memory).
-  bool module_global = false;
-  std::string created_by;  // entry point, for leak reports
-};
-
 class DriverState {
  public:
   explicit DriverState(DriverOptions options);
@@ -188,18 +146,17 @@ class DriverState {
   // (cuDeviceGetAttribute's hot path). Everything else of a Device is guarded by mu.
   int device_count() const { return device_count_; }
   const DeviceProfile& profile(int device) const CUHAL_NO_THREAD_SAFETY_ANALYSIS {
-    return devices[static_cast<std::size_t>(device)].profile;
+    return contexts_.device(device).profile;
   }
 
   // --- guarded by mu ---
-  std::vector<Device> devices CUHAL_GUARDED_BY(mu);
-  std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts CUHAL_GUARDED_BY(mu);
-  // Created contexts destroyed so far: id -> device (the H200 still answers cuCtxGetDevice for a
-  // destroyed context made current again; context_entry.cc).
-  std::unordered_map<std::uint64_t, int> destroyed_contexts CUHAL_GUARDED_BY(mu);
+  // Devices, primary contexts and contexts (fakecuda/internal/context_table.h).
+  ContextTable& contexts() CUHAL_REQUIRES(mu) { return contexts_; }
+  const ContextTable& contexts() const CUHAL_REQUIRES(mu) { return contexts_; }
+  Device& device(int ordinal) CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
+  const Device& device(int ordinal) const CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
   std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams CUHAL_GUARDED_BY(mu);
   std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events CUHAL_GUARDED_BY(mu);
-  std::map<std::uintptr_t, Allocation> allocations CUHAL_GUARDED_BY(mu);  // by base address
   std::uint64_t next_id CUHAL_GUARDED_BY(mu) = 1;
   std::uint64_t next_seq CUHAL_GUARDED_BY(mu) = 1;
   std::uint64_t rng CUHAL_GUARDED_BY(mu) = 0;
@@ -269,16 +226,23 @@ class DriverState {
   static constexpr double kHostFunctionCostUs = 27.0;
 
   // --- memory ---
+  // The live allocations (fakecuda/internal/memory_map.h).
+  MemoryMap& memory() CUHAL_REQUIRES(mu) { return memory_; }
+  const MemoryMap& memory() const CUHAL_REQUIRES(mu) { return memory_; }
   // The allocation containing [ptr, ptr+size), or null.
-  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1) CUHAL_REQUIRES(mu);
+  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1) CUHAL_REQUIRES(mu) {
+    return memory_.Find(ptr, size);
+  }
   // Reserves `size` bytes of virtual addresses of `device` (512-byte aligned). Never reused.
   CUdeviceptr ReserveVa(int device, std::size_t size, std::size_t alignment = 512)
       CUHAL_REQUIRES(mu);
-  // Host backing for device memory: lazily committed (mmap) when large, so the whole of a
-  // fake H200's memory can be allocated if little of it is touched.
-  static std::byte* AllocateBacking(std::size_t size, bool* mmapped, std::size_t* mapped_size);
-  static void FreeBacking(std::byte* data, bool mmapped, std::size_t mapped_size);
-  void ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterator it) CUHAL_REQUIRES(mu);
+  // Adds a device allocation (cuMemAlloc, a module variable) to the memory map and charges its
+  // size to its device.
+  void AddDeviceAllocation(Allocation a) CUHAL_REQUIRES(mu);
+  // Releases the allocation at `base` (none: nothing happens): gives device memory back to its
+  // device's budget and frees the backing the map owns. The only way memory leaves the map other
+  // than through the pool model.
+  void ReleaseAllocation(std::uintptr_t base) CUHAL_REQUIRES(mu);
 
   Inventory CountLive() const CUHAL_REQUIRES(mu);
   std::string DescribeLive() const CUHAL_REQUIRES(mu);
@@ -333,6 +297,10 @@ class DriverState {
   std::atomic<std::uint64_t> entry_calls_{0};
   const int device_count_;
   std::uint64_t host_function_exceptions_ CUHAL_GUARDED_BY(mu) = 0;
+  // The devices and contexts (see contexts()).
+  ContextTable contexts_ CUHAL_GUARDED_BY(mu);
+  // The memory map (see memory()).
+  MemoryMap memory_ CUHAL_GUARDED_BY(mu);
   // Subsystems (see pools() and modules()). Declared last: destroyed before the maps above.
   std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);

@@ -64,7 +64,7 @@ int OptInMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k) {
 }
 
 CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c) {
-  const DeviceProfile& p = st->devices[static_cast<size_t>(f.device)].profile;
+  const DeviceProfile& p = st->device(f.device).profile;
   if (c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.block.x == 0 || c.block.y == 0 ||
       c.block.z == 0) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -170,8 +170,8 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
   auto it = m.modules.find(module_id);
   if (it == m.modules.end()) return;
   for (const auto& [name, g] : it->second.globals) {
-    auto a = st->allocations.find(g.address);
-    if (a != st->allocations.end() && a->second.id == g.allocation_id) st->ReleaseAllocation(a);
+    const Allocation* a = st->memory().At(g.address);
+    if (a != nullptr && a->id == g.allocation_id) st->ReleaseAllocation(g.address);
   }
   for (const auto& [name, fid] : it->second.functions) m.functions.erase(fid);
   m.modules.erase(it);
@@ -195,8 +195,8 @@ void ModulesCountLive(const DriverState& st, Inventory* inventory) {
   inventory->graph_execs += static_cast<int>(m->execs.size());
   for (const auto& [id, mod] : m->modules) {
     for (const auto& [name, g] : mod.globals) {
-      auto a = st.allocations.find(g.address);
-      if (a != st.allocations.end() && a->second.id == g.allocation_id) {
+      const Allocation* a = st.memory().At(g.address);
+      if (a != nullptr && a->id == g.allocation_id) {
         --inventory->device_allocations;
       }
     }

@@ -89,7 +89,7 @@ bool DriverState::StreamIdle(const Stream* s) const { return s->queue.empty() &&
 
 std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
   op.seq = next_seq++;
-  Context* ctx = contexts.count(s->ctx_id) ? contexts[s->ctx_id].get() : nullptr;
+  Context* ctx = contexts_.Find(s->ctx_id);
   // Implicit synchronization with the legacy default stream: it waits for every blocking stream
   // of its context, and every blocking stream waits for it.
   if (ctx != nullptr) {
@@ -197,8 +197,8 @@ void DriverState::RunHead(Stream* s) {
     }
   }
   if (result != CUDA_SUCCESS) {
-    auto it = contexts.find(s->ctx_id);
-    if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
+    Context* c = contexts_.Find(s->ctx_id);
+    if (c != nullptr && c->sticky == CUDA_SUCCESS) c->sticky = result;
   }
   cv.NotifyAll();
   NoteDriverProgress();
@@ -334,8 +334,9 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
   NoteSynchronized(id, proven_below);
   Stream* cur = FindStream(id);
   if (cur != nullptr) {
-    auto it = contexts.find(cur->ctx_id);
-    if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
+    if (CUresult sticky = contexts_.StickyError(cur->ctx_id); sticky != CUDA_SUCCESS) {
+      return sticky;
+    }
   }
   return CUDA_SUCCESS;
 }
@@ -369,8 +370,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
   ReapStreams();
   PoolsOnContextSync(this, ctx_id);
   if (ctx_id != 0) {
-    auto it = contexts.find(ctx_id);
-    if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
+    if (CUresult sticky = contexts_.StickyError(ctx_id); sticky != CUDA_SUCCESS) return sticky;
   }
   return CUDA_SUCCESS;
 }
@@ -522,7 +522,7 @@ void DriverState::LaneLoop(Lane* lane) {
       continue;
     }
     // A host-function lane whose context is gone, with nothing queued for it, ends.
-    if (key != kKernelLane && contexts.find(key) == contexts.end()) {
+    if (key != kKernelLane && !contexts_.IsLive(key)) {
       bool queued = false;
       for (auto& [id, s] : streams) queued = queued || s->ctx_id == key;
       if (!queued) break;
