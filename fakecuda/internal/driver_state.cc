@@ -25,7 +25,7 @@ DriverState::DriverState(DriverOptions opts)
       device_count_(static_cast<int>(options.devices.size())),
       contexts_(options.devices) {
   serial = g_serial.fetch_add(1);
-  rng = options.seed ^ 0x5851f42d4c957f2dULL;
+  rng_ = options.seed ^ 0x5851f42d4c957f2dULL;
 }
 
 DriverState::~DriverState() {
@@ -44,7 +44,7 @@ ModuleModel& DriverState::modules() {
 }
 
 std::uint64_t DriverState::NextRandom() {
-  std::uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+  std::uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -52,15 +52,11 @@ std::uint64_t DriverState::NextRandom() {
 
 Context* DriverState::FindContext(CUcontext handle) { return contexts_.Find(handle); }
 
-Stream* DriverState::FindStream(std::uint64_t id) {
-  auto it = streams.find(id);
-  return it == streams.end() ? nullptr : it->second.get();
-}
+Stream* DriverState::FindStream(std::uint64_t id) { return streams_.FindStream(id); }
 
 Event* DriverState::FindEvent(CUevent handle) {
-  std::uint64_t id = DecodeHandle(HandleKind::kEvent, handle);
-  auto it = events.find(id);
-  return it == events.end() ? nullptr : it->second.get();
+  const std::uint64_t id = DecodeHandle(HandleKind::kEvent, handle);
+  return id == 0 ? nullptr : streams_.FindEvent(id);
 }
 
 Context* DriverState::CurrentContext() {
@@ -70,14 +66,7 @@ Context* DriverState::CurrentContext() {
 }
 
 Stream* DriverState::NewStream(Context* ctx, unsigned flags, int priority) {
-  auto s = std::make_unique<Stream>();
-  s->id = NewId();
-  s->ctx_id = ctx->id;
-  s->flags = flags;
-  s->priority = priority;
-  Stream* raw = s.get();
-  streams.emplace(raw->id, std::move(s));
-  return raw;
+  return streams_.AddStream(NewId(), ctx->id, flags, priority);
 }
 
 Stream* DriverState::ResolveStream(CUstream handle, CUresult* error) {
@@ -156,12 +145,7 @@ void DriverState::ReleaseAllocation(std::uintptr_t base) {
 void DriverState::TeardownContext(std::uint64_t ctx_id) {
   (void)SyncAll(ctx_id);
   ModulesOnContextTeardown(this, ctx_id);
-  for (auto it = streams.begin(); it != streams.end();) {
-    it = it->second->ctx_id == ctx_id ? streams.erase(it) : std::next(it);
-  }
-  for (auto it = events.begin(); it != events.end();) {
-    it = it->second->ctx_id == ctx_id ? events.erase(it) : std::next(it);
-  }
+  streams_.EraseContext(ctx_id);
   std::vector<std::uintptr_t> doomed;
   for (const auto& [base, a] : memory_.all()) {
     if (a.ctx_id == ctx_id && a.type != MemoryType::kPool) doomed.push_back(base);
@@ -175,10 +159,10 @@ Inventory DriverState::CountLive() const {
     if (!c->primary) ++inv.contexts;
   }
   for (const Device& d : contexts_.devices()) inv.primary_retains += d.primary_refcount;
-  for (const auto& [id, s] : streams) {
+  for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) ++inv.streams;
   }
-  inv.events = static_cast<int>(events.size());
+  inv.events = static_cast<int>(streams_.events().size());
   inv.pools = PoolsLive(*this);
   for (const auto& [base, a] : memory_.all()) {
     switch (a.type) {
@@ -204,12 +188,12 @@ std::string DriverState::DescribeLive() const {
          << " outstanding cuDevicePrimaryCtxRetain\n";
     }
   }
-  for (const auto& [id, s] : streams) {
+  for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) {
       os << "stream " << id << " (flags " << s->flags << ", priority " << s->priority << ")\n";
     }
   }
-  for (const auto& [id, e] : events) os << "event " << id << " (flags " << e->flags << ")\n";
+  for (const auto& [id, e] : streams_.events()) os << "event " << id << " (flags " << e->flags << ")\n";
   for (const auto& [base, a] : memory_.all()) {
     os << "allocation 0x" << std::hex << base << std::dec << " of " << a.size << " bytes ("
        << a.created_by << ")\n";

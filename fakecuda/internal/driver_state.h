@@ -54,6 +54,7 @@
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/internal/context_table.h"
 #include "fakecuda/internal/memory_map.h"
+#include "fakecuda/internal/stream_table.h"
 
 namespace fakecuda {
 
@@ -77,53 +78,6 @@ class MemPool;
 struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
-
-// What an Op runs: the fake's own code, or the user's (which runs on the callback thread only).
-enum class OpKind { kDevice, kHostFunction, kKernel };
-
-// One unit of stream work.
-struct Op {
-  std::uint64_t seq = 0;
-  OpKind kind = OpKind::kDevice;
-  const char* what = "";  // the entry point that queued it, for reports
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> deps;  // (stream id, seq)
-  std::function<bool()> ready;  // extra readiness (collectives waiting for peers); may be empty
-  // The work. Runs with the driver lock released; returns a sticky error or CUDA_SUCCESS.
-  std::function<CUresult()> body;
-  double cost_us = 0.0;
-  std::uint64_t record_event_id = 0;  // for event records: the event to stamp
-  std::uint64_t record_generation = 0;
-};
-
-struct Stream {
-  std::uint64_t id = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  int priority = 0;
-  bool legacy_default = false;
-  bool per_thread_default = false;
-  bool destroyed = false;  // destroyed by the user; kept until its queue drains
-  bool running = false;    // its head op's body is executing right now
-  std::deque<Op> queue;
-  std::uint64_t completed_seq = 0;
-  std::uint64_t last_enqueued_seq = 0;
-  double time_us = 0.0;  // virtual time at which its last completed op ended
-  // For each stream this one's ops have waited for (events, implicit legacy-stream ordering,
-  // pool internal dependencies): the highest seq waited for. The pool model reads it to decide
-  // which stream-ordered frees this stream may reuse.
-  std::unordered_map<std::uint64_t, std::uint64_t> waited;
-};
-
-struct Event {
-  std::uint64_t id = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  std::uint64_t generation = 0;  // incremented by each record
-  std::uint64_t stream_id = 0;   // stream of the last record (0: never recorded)
-  std::uint64_t seq = 0;         // seq of the last record's op
-  bool complete = true;          // the last record has completed (or it was never recorded)
-  double time_us = 0.0;          // virtual timestamp of the last completed record
-};
 
 class DriverState {
  public:
@@ -155,11 +109,9 @@ class DriverState {
   const ContextTable& contexts() const CUHAL_REQUIRES(mu) { return contexts_; }
   Device& device(int ordinal) CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
   const Device& device(int ordinal) const CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
-  std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams CUHAL_GUARDED_BY(mu);
-  std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events CUHAL_GUARDED_BY(mu);
-  std::uint64_t next_id CUHAL_GUARDED_BY(mu) = 1;
-  std::uint64_t next_seq CUHAL_GUARDED_BY(mu) = 1;
-  std::uint64_t rng CUHAL_GUARDED_BY(mu) = 0;
+  // Streams, events, their queued ops and the sequence numbers (fakecuda/internal/stream_table.h).
+  StreamTable& streams() CUHAL_REQUIRES(mu) { return streams_; }
+  const StreamTable& streams() const CUHAL_REQUIRES(mu) { return streams_; }
 
   // --- subsystems (each guarded by mu; created on first use) ---
   // The memory-pool model (stream-ordered allocator).
@@ -171,7 +123,9 @@ class DriverState {
   const ModuleModel* modules_if_used() const CUHAL_REQUIRES(mu) { return modules_.get(); }
 
   // --- helpers; all require mu held ---
-  std::uint64_t NewId() CUHAL_REQUIRES(mu) { return next_id++; }
+  // A new, never reused id for a handle or allocation.
+  std::uint64_t NewId() CUHAL_REQUIRES(mu) { return next_id_++; }
+  // The next value of the seeded generator (adversarial scheduling).
   std::uint64_t NextRandom() CUHAL_REQUIRES(mu);
 
   Context* FindContext(CUcontext handle) CUHAL_REQUIRES(mu);
@@ -202,7 +156,8 @@ class DriverState {
   // pools, which release memory only at such points.
   void NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below) CUHAL_REQUIRES(mu);
   // Polling: completes at most one more op of `stream` (adversarial), then reports whether
-  // everything up to `seq` has completed.
+  // everything up to `seq` has completed. A false answer is an idle poll of the calling thread
+  // for the virtual clocks (NoteThreadPoll, fakecuda/virtual_clock.h).
   bool PollStream(Stream* stream, std::uint64_t seq) CUHAL_REQUIRES(mu);
   bool StreamIdle(const Stream* stream) const CUHAL_REQUIRES(mu);
   bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const CUHAL_REQUIRES(mu);
@@ -297,8 +252,12 @@ class DriverState {
   std::atomic<std::uint64_t> entry_calls_{0};
   const int device_count_;
   std::uint64_t host_function_exceptions_ CUHAL_GUARDED_BY(mu) = 0;
+  std::uint64_t next_id_ CUHAL_GUARDED_BY(mu) = 1;
+  std::uint64_t rng_ CUHAL_GUARDED_BY(mu) = 0;
   // The devices and contexts (see contexts()).
   ContextTable contexts_ CUHAL_GUARDED_BY(mu);
+  // The streams and events (see streams()).
+  StreamTable streams_ CUHAL_GUARDED_BY(mu);
   // The memory map (see memory()).
   MemoryMap memory_ CUHAL_GUARDED_BY(mu);
   // Subsystems (see pools() and modules()). Declared last: destroyed before the maps above.

@@ -496,9 +496,9 @@ CUresult PoolModel::FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx)
   mark.stream_id = stream->id;
   mark.ctx_id = stream->ctx_id;
   if (as_op) {
-    mark.seq = mark.done_seq = st_->next_seq;  // the seq Enqueue gives the op
+    mark.seq = mark.done_seq = st_->streams().next_seq();  // the seq Enqueue gives the op
   } else {
-    mark.seq = st_->next_seq++;
+    mark.seq = st_->streams().TakeSeq();
     mark.done_seq = stream->last_enqueued_seq;
   }
   InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark});
