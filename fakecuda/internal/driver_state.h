@@ -1,12 +1,23 @@
 // Copyright 2026 The cuhal Authors.
-// The fake driver's model: devices, contexts, streams, events, memory and the scheduler that runs
-// queued stream work. Internal to fakecuda; entry points (fakecuda/entry/*.cc) are thin wrappers
-// that validate arguments and call into this.
+// The fake driver's model: the owner of its subsystems and the scheduler that runs queued stream
+// work. Internal to fakecuda; entry points (fakecuda/entry/*.cc) are thin wrappers that validate
+// arguments and call into this. The state lives in typed subsystems, each with its own header,
+// held privately here and reached through accessors that require the driver lock:
+//   - contexts()  ContextTable: devices (primary-context state, memory budget), contexts, the
+//                 destroyed contexts (fakecuda/internal/context_table.h);
+//   - streams()   StreamTable: streams, events, their queued ops, the sequence numbers
+//                 (fakecuda/internal/stream_table.h); the scheduler below works on it;
+//   - memory()    MemoryMap: live allocations by base address, pointer lookup, their backing
+//                 (fakecuda/internal/memory_map.h); ReleaseAllocation also settles the device's
+//                 budget;
+//   - pools()     PoolModel: memory pools (fakecuda/internal/mem_pool.h);
+//   - modules()   ModuleModel: modules, functions, graphs (fakecuda/internal/module_model.h).
 //
 // Invariants (the whole file relies on them):
-//  1. One mutex (DriverState::mu) guards every member below (written as CUHAL_GUARDED_BY(mu) and
-//     CUHAL_REQUIRES(mu), checked by Clang's -Wthread-safety in the `thread-safety` preset; the
-//     structs below are reached only through DriverState's guarded maps). Entry points take it for
+//  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
+//     private members and CUHAL_REQUIRES(mu) on the accessors and helpers, checked by Clang's
+//     -Wthread-safety in the `thread-safety` preset; the subsystems have no lock of their own and
+//     their objects are reached only through the accessors). Entry points take it for
 //     their whole call except while an operation's body runs (RunHead releases it), so bodies may
 //     block, touch memory or call back into the driver without deadlock.
 //  2. Handles given to the user (CUcontext, CUstream, CUevent, CUmodule, CUfunction, CUmemoryPool)
@@ -103,7 +114,7 @@ class DriverState {
     return contexts_.device(device).profile;
   }
 
-  // --- guarded by mu ---
+  // --- subsystems (guarded by mu) ---
   // Devices, primary contexts and contexts (fakecuda/internal/context_table.h).
   ContextTable& contexts() CUHAL_REQUIRES(mu) { return contexts_; }
   const ContextTable& contexts() const CUHAL_REQUIRES(mu) { return contexts_; }
@@ -113,7 +124,7 @@ class DriverState {
   StreamTable& streams() CUHAL_REQUIRES(mu) { return streams_; }
   const StreamTable& streams() const CUHAL_REQUIRES(mu) { return streams_; }
 
-  // --- subsystems (each guarded by mu; created on first use) ---
+  // --- subsystems created on first use (guarded by mu) ---
   // The memory-pool model (stream-ordered allocator).
   PoolModel& pools() CUHAL_REQUIRES(mu);
   // The pool model when some pool has been used, else null (the sync hooks are no-ops then).
