@@ -16,7 +16,9 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 constexpr auto kMinRound = std::chrono::milliseconds(20);
 constexpr auto kSettle = std::chrono::milliseconds(50);
-constexpr std::int64_t kPollFreshNs = std::chrono::nanoseconds(std::chrono::milliseconds(10)).count();
+// How long after a NoteThreadPoll its thread counts as polling idly.
+constexpr std::int64_t kPollFreshNs =
+    std::chrono::nanoseconds(std::chrono::milliseconds(10)).count();
 
 std::atomic<int> g_busy{0};                  // active ScopedBusy scopes, process-wide
 std::atomic<std::uint64_t> g_driver_epoch{0};  // NoteDriverProgress and ScopedBusy ends

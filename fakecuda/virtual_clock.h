@@ -25,7 +25,8 @@
 //     a ScopedBusy is active anywhere in the process. It advances only when every participant is
 //     idle (blocked inside the fake, polling idly, gone, or its thread exited; never while one
 //     is unbound: see 4; polling idly is a NotePoll of its participant since its last Bind, or a
-//     NoteThreadPoll of its thread less than kPollFresh, 10 ms, ago) and that has been confirmed by a quiescent round (2).
+//     NoteThreadPoll of its thread less than 10 ms ago) and that has been confirmed by a
+//     quiescent round (2).
 //  2. A quiescent round starts when an observation finds every participant idle. It completes at
 //     a later observation, at least kMinRound (20 ms) later, when every participant is still
 //     idle, nothing reported progress in between (NoteProgress on the clock, NoteDriverProgress
@@ -38,10 +39,10 @@
 //     expires, they all have the same length).
 //  3. Observations happen on the observing threads, never on a thread of the clock's own: when a
 //     participant's thread enters a blocked state (ScopedBlocked's constructor), at each
-//     NotePoll or NoteThreadPoll, and when a participant's thread exits. A wait inside the fake must therefore
-//     re-enter its blocked state at least every few milliseconds (a sliced wait: fakecuda's
-//     scheduler waits 10 ms at a time, fakenccl's waits likewise), or no observation completes a
-//     round.
+//     NotePoll or NoteThreadPoll, and when a participant's thread exits. A wait inside the fake
+//     must therefore re-enter its blocked state at least every few milliseconds (a sliced wait:
+//     fakecuda's scheduler waits 10 ms at a time, fakenccl's waits likewise), or no observation
+//     completes a round.
 //  4. An unbound participant never counts as idle: the clock cannot know which thread it will
 //     be, nor whether that thread is on its way (fakenccl binds every rank of a communicator when
 //     it forms; an initialization rendezvous binds each rank as it joins, so a rank missing at

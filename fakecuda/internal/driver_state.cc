@@ -193,7 +193,9 @@ std::string DriverState::DescribeLive() const {
       os << "stream " << id << " (flags " << s->flags << ", priority " << s->priority << ")\n";
     }
   }
-  for (const auto& [id, e] : streams_.events()) os << "event " << id << " (flags " << e->flags << ")\n";
+  for (const auto& [id, e] : streams_.events()) {
+    os << "event " << id << " (flags " << e->flags << ")\n";
+  }
   for (const auto& [base, a] : memory_.all()) {
     os << "allocation 0x" << std::hex << base << std::dec << " of " << a.size << " bytes ("
        << a.created_by << ")\n";

@@ -176,7 +176,8 @@ MemPool* PoolModel::NewPool(int device, bool is_default, const CUmemPoolProps& p
   if (base == 0) base = st_->ReserveVa(device, span, kPoolGranuleBytes);
 
   std::uint64_t id = st_->NewId();
-  auto pool = std::make_unique<MemPool>(id, device, is_default, props, static_cast<std::size_t>(st_->contexts().device_count()));
+  auto pool = std::make_unique<MemPool>(id, device, is_default, props,
+                                        static_cast<std::size_t>(st_->contexts().device_count()));
   pool->base_ = base;
   pool->span_ = span;
   pool->data_ = static_cast<std::byte*>(data);
@@ -226,8 +227,7 @@ CUresult PoolModel::Create(const CUmemPoolProps& props, CUmemoryPool* out) {
   if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   switch (props.location.type) {
     case CU_MEM_LOCATION_TYPE_DEVICE:
-      if (props.location.id < 0 ||
-          static_cast<std::size_t>(props.location.id) >= static_cast<std::size_t>(st_->contexts().device_count())) {
+      if (props.location.id < 0 || props.location.id >= st_->contexts().device_count()) {
         return CUDA_ERROR_INVALID_VALUE;
       }
       break;
@@ -552,7 +552,7 @@ CUresult PoolModel::SetAccess(MemPool* pool, const CUmemAccessDesc* map, std::si
       return desc.location.type == CU_MEM_LOCATION_TYPE_INVALID ? CUDA_ERROR_INVALID_VALUE
                                                                 : CUDA_ERROR_NOT_SUPPORTED;
     }
-    if (desc.location.id < 0 || static_cast<std::size_t>(desc.location.id) >= static_cast<std::size_t>(st_->contexts().device_count())) {
+    if (desc.location.id < 0 || desc.location.id >= st_->contexts().device_count()) {
       return CUDA_ERROR_INVALID_DEVICE;
     }
     if (desc.flags == CU_MEM_ACCESS_FLAGS_PROT_READ) return CUDA_ERROR_NOT_SUPPORTED;
@@ -574,7 +574,7 @@ CUresult PoolModel::GetAccess(MemPool* pool, const CUmemLocation& location,
                               CUmemAccess_flags* flags) {
   st_->mu.AssertHeld();
   if (location.type != CU_MEM_LOCATION_TYPE_DEVICE || location.id < 0 ||
-      static_cast<std::size_t>(location.id) >= static_cast<std::size_t>(st_->contexts().device_count())) {
+      location.id >= st_->contexts().device_count()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   *flags = pool->access_[static_cast<std::size_t>(location.id)];

@@ -77,8 +77,8 @@ std::byte* MemoryMap::AllocateBacking(std::size_t size, bool* mmapped, std::size
   *mmapped = false;
   *mapped_size = 0;
   if (size >= kMmapThreshold) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     *mmapped = true;
     *mapped_size = size;
