@@ -9,6 +9,7 @@
 
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
+#include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/virtual_clock.h"
@@ -41,6 +42,11 @@ PoolModel& DriverState::pools() {
 ModuleModel& DriverState::modules() {
   if (modules_ == nullptr) modules_ = std::make_unique<ModuleModel>();
   return *modules_;
+}
+
+GraphModel& DriverState::graphs() {
+  if (graphs_ == nullptr) graphs_ = std::make_unique<GraphModel>();
+  return *graphs_;
 }
 
 std::uint64_t DriverState::NextRandom() {
@@ -174,6 +180,7 @@ Inventory DriverState::CountLive() const {
     }
   }
   ModulesCountLive(*this, &inv);
+  if (graphs_ != nullptr) graphs_->CountLive(&inv);
   return inv;
 }
 
@@ -202,6 +209,7 @@ std::string DriverState::DescribeLive() const {
   }
   os << PoolsDescribe(*this);
   os << ModulesDescribe(*this);
+  if (graphs_ != nullptr) os << graphs_->Describe();
   return os.str();
 }
 

@@ -11,7 +11,8 @@
 //                 (fakecuda/internal/memory_map.h); ReleaseAllocation also settles the device's
 //                 budget;
 //   - pools()     PoolModel: memory pools (fakecuda/internal/mem_pool.h);
-//   - modules()   ModuleModel: modules, functions, graphs (fakecuda/internal/module_model.h).
+//   - modules()   ModuleModel: modules, functions (fakecuda/internal/module_model.h);
+//   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -77,7 +78,7 @@ enum class HandleKind : std::uint64_t {
   kModule = 4,
   kFunction = 5,
   kPool = 6,
-  kGraph = 7,       // fakecuda/internal/module_model.h
+  kGraph = 7,       // fakecuda/internal/graph_model.h
   kGraphNode = 8,
   kGraphExec = 9,
 };
@@ -89,6 +90,7 @@ class MemPool;
 struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
+class GraphModel;   // fakecuda/internal/graph_model.h
 
 class DriverState {
  public:
@@ -129,9 +131,11 @@ class DriverState {
   PoolModel& pools() CUHAL_REQUIRES(mu);
   // The pool model when some pool has been used, else null (the sync hooks are no-ops then).
   PoolModel* pools_if_used() const CUHAL_REQUIRES(mu) { return pools_.get(); }
-  // Modules, functions and graphs.
+  // Modules and functions.
   ModuleModel& modules() CUHAL_REQUIRES(mu);
   const ModuleModel* modules_if_used() const CUHAL_REQUIRES(mu) { return modules_.get(); }
+  // Graphs, their nodes and executable graphs.
+  GraphModel& graphs() CUHAL_REQUIRES(mu);
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -274,6 +278,7 @@ class DriverState {
   // Subsystems (see pools() and modules()). Declared last: destroyed before the maps above.
   std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).

@@ -31,16 +31,6 @@ FunctionState* ModuleModel::FindFunction(CUfunction handle) {
   return it == functions.end() ? nullptr : &it->second;
 }
 
-GraphState* ModuleModel::FindGraph(CUgraph handle) {
-  auto it = graphs.find(DecodeHandle(HandleKind::kGraph, handle));
-  return it == graphs.end() ? nullptr : &it->second;
-}
-
-GraphExecState* ModuleModel::FindExec(CUgraphExec handle) {
-  auto it = execs.find(DecodeHandle(HandleKind::kGraphExec, handle));
-  return it == execs.end() ? nullptr : &it->second;
-}
-
 ModuleModel& Modules(DriverState* st) { return st->modules(); }
 
 int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k) {
@@ -191,8 +181,6 @@ void ModulesCountLive(const DriverState& st, Inventory* inventory) {
   const ModuleModel* m = ModelOf(st);
   if (m == nullptr) return;
   inventory->modules += static_cast<int>(m->modules.size());
-  inventory->graphs += static_cast<int>(m->graphs.size());
-  inventory->graph_execs += static_cast<int>(m->execs.size());
   for (const auto& [id, mod] : m->modules) {
     for (const auto& [name, g] : mod.globals) {
       const Allocation* a = st.memory().At(g.address);
@@ -214,19 +202,6 @@ std::string ModulesDescribe(const DriverState& st) {
     const ModuleState& mod = m->modules.at(id);
     os << "module " << id << " in context " << mod.ctx_id << " (" << mod.functions.size()
        << " kernel(s), " << mod.globals.size() << " global(s); cuModuleLoadData)\n";
-  }
-  ids.clear();
-  for (const auto& [id, g] : m->graphs) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  for (std::uint64_t id : ids) {
-    os << "graph " << id << " (" << m->graphs.at(id).nodes.size() << " node(s); cuGraphCreate)\n";
-  }
-  ids.clear();
-  for (const auto& [id, e] : m->execs) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  for (std::uint64_t id : ids) {
-    os << "executable graph " << id << " (" << m->execs.at(id).order->size()
-       << " node(s); cuGraphInstantiateWithFlags)\n";
   }
   return os.str();
 }
