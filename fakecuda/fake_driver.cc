@@ -157,10 +157,10 @@ CUresult EntryFailed(const char* entry) noexcept {
 CUresult CurrentContextOrError(DriverState* st, Context** ctx) {
   auto& stack = ThreadContextStack(st->serial);
   if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
-  auto it = st->contexts.find(stack.back());
-  if (it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
-  *ctx = it->second.get();
+  Context* c = st->contexts().Find(stack.back());
+  if (c == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (c->sticky != CUDA_SUCCESS) return c->sticky;
+  *ctx = c;
   return CUDA_SUCCESS;
 }
 

@@ -15,9 +15,8 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   CUresult err;
   Stream* s = st->ResolveStream(stream, &err);
   if (s == nullptr) return err;
-  if (auto it = st->contexts.find(s->ctx_id);
-      it != st->contexts.end() && it->second->sticky != CUDA_SUCCESS) {
-    return it->second->sticky;
+  if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
+    return sticky;
   }
   Op op;
   op.what = work.what;
@@ -52,8 +51,8 @@ int StreamDevice(CUstream stream) {
   CUresult err;
   Stream* s = st->ResolveStream(stream, &err);
   if (s == nullptr) return -1;
-  auto it = st->contexts.find(s->ctx_id);
-  return it == st->contexts.end() ? -1 : it->second->device;
+  const Context* c = st->contexts().Find(s->ctx_id);
+  return c == nullptr ? -1 : c->device;
 }
 
 }  // namespace fakecuda

@@ -40,12 +40,6 @@ void NotifyStreamWork();
 // The pointer stays valid until the allocation is freed.
 std::byte* TranslateDevicePointer(CUdeviceptr ptr, std::size_t bytes, int* device = nullptr);
 
-// How many times a synchronizing thread has waited (up to 10 ms each) with nothing it could run,
-// process-wide. DEPRECATED and unused: it counts wake-ups, not idle time; fakenccl's timeouts use
-// fakecuda/virtual_clock.h. Kept (and exported by the drop-in) until the scheduler rewrite
-// removes it. Lock-free.
-std::uint64_t SchedulerWaitTicks();
-
 // The device ordinal of `stream`'s context (resolved as in EnqueueStreamWork), or -1.
 int StreamDevice(CUstream stream);
 

@@ -16,6 +16,9 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 constexpr auto kMinRound = std::chrono::milliseconds(20);
 constexpr auto kSettle = std::chrono::milliseconds(50);
+// How long after a NoteThreadPoll its thread counts as polling idly.
+constexpr std::int64_t kPollFreshNs =
+    std::chrono::nanoseconds(std::chrono::milliseconds(10)).count();
 
 std::atomic<int> g_busy{0};                  // active ScopedBusy scopes, process-wide
 std::atomic<std::uint64_t> g_driver_epoch{0};  // NoteDriverProgress and ScopedBusy ends
@@ -29,6 +32,8 @@ struct Presence {
   std::atomic<std::uint64_t> entries{0};   // outermost blocked states entered
   std::atomic<std::int64_t> since_ns{0};   // steady time the current outermost one began
   std::atomic<bool> exited{false};
+  std::atomic<std::uint64_t> thread_polls{0};   // NoteThreadPoll calls
+  std::atomic<std::int64_t> last_poll_ns{0};    // steady time of the last one (0: never)
   std::atomic<bool> watched{false};        // some clock has this thread as a participant
   cuhal::Mutex mu;
   std::vector<std::weak_ptr<IdleClockImpl>> clocks CUHAL_GUARDED_BY(mu);
@@ -121,12 +126,17 @@ class IdleClockImpl final : public IdleClock,
     return p.presence != nullptr && !p.gone && !p.presence->exited.load(std::memory_order_acquire);
   }
   // Invariant 4: an unbound participant is not idle (it may be on its way).
-  static bool Idle(const Part& p) {
+  static bool Idle(const Part& p, std::int64_t now_ns) {
     if (p.presence == nullptr) return false;
-    return !Live(p) || p.polling || p.presence->blocked.load(std::memory_order_acquire) > 0;
+    if (!Live(p) || p.polling || p.presence->blocked.load(std::memory_order_acquire) > 0) {
+      return true;
+    }
+    const std::int64_t last = p.presence->last_poll_ns.load(std::memory_order_acquire);
+    return last != 0 && now_ns - last < kPollFreshNs;
   }
   static std::uint64_t Evidence(const Part& p) {
-    return p.presence->entries.load(std::memory_order_acquire) + p.polls;
+    return p.presence->entries.load(std::memory_order_acquire) +
+           p.presence->thread_polls.load(std::memory_order_acquire) + p.polls;
   }
   void BindPresenceLocked(Part& p, std::shared_ptr<Presence> presence, bool* watch)
       CUHAL_REQUIRES(mu_);
@@ -162,8 +172,10 @@ void IdleClockImpl::Watch(const std::shared_ptr<Presence>& presence) {
 }
 
 void IdleClockImpl::ObserveLocked() {
+  const std::int64_t observed_ns = NowNs();
   const bool idle = g_busy.load(std::memory_order_acquire) == 0 &&
-                    std::all_of(parts_.begin(), parts_.end(), [](const Part& p) { return Idle(p); });
+                    std::all_of(parts_.begin(), parts_.end(),
+                                [observed_ns](const Part& p) { return Idle(p, observed_ns); });
   if (!idle) {
     round_.active = false;
     return;
@@ -266,6 +278,19 @@ void LeaveBusy() noexcept {
 }
 
 void NoteDriverProgress() noexcept { g_driver_epoch.fetch_add(1, std::memory_order_acq_rel); }
+
+void NoteThreadPoll() noexcept {
+  Presence& p = Current();
+  p.last_poll_ns.store(NowNs(), std::memory_order_release);
+  p.thread_polls.fetch_add(1, std::memory_order_acq_rel);
+  if (p.watched.load(std::memory_order_acquire)) {
+    try {
+      ObserveAll(p);
+    } catch (...) {
+      // Out of memory while observing: this observation is skipped (a later one completes it).
+    }
+  }
+}
 
 std::shared_ptr<IdleClock> NewIdleClock(int participants, std::uint64_t jump) {
   return std::make_shared<IdleClockImpl>(participants, jump);

@@ -24,7 +24,9 @@
 //  1. A clock's Now() never changes while any live participant of its group is running, or while
 //     a ScopedBusy is active anywhere in the process. It advances only when every participant is
 //     idle (blocked inside the fake, polling idly, gone, or its thread exited; never while one
-//     is unbound: see 4) and that has been confirmed by a quiescent round (2).
+//     is unbound: see 4; polling idly is a NotePoll of its participant since its last Bind, or a
+//     NoteThreadPoll of its thread less than 10 ms ago) and that has been confirmed by a
+//     quiescent round (2).
 //  2. A quiescent round starts when an observation finds every participant idle. It completes at
 //     a later observation, at least kMinRound (20 ms) later, when every participant is still
 //     idle, nothing reported progress in between (NoteProgress on the clock, NoteDriverProgress
@@ -37,10 +39,10 @@
 //     expires, they all have the same length).
 //  3. Observations happen on the observing threads, never on a thread of the clock's own: when a
 //     participant's thread enters a blocked state (ScopedBlocked's constructor), at each
-//     NotePoll, and when a participant's thread exits. A wait inside the fake must therefore
-//     re-enter its blocked state at least every few milliseconds (a sliced wait: fakecuda's
-//     scheduler waits 10 ms at a time, fakenccl's waits likewise), or no observation completes a
-//     round.
+//     NotePoll or NoteThreadPoll, and when a participant's thread exits. A wait inside the fake
+//     must therefore re-enter its blocked state at least every few milliseconds (a sliced wait:
+//     fakecuda's scheduler waits 10 ms at a time, fakenccl's waits likewise), or no observation
+//     completes a round.
 //  4. An unbound participant never counts as idle: the clock cannot know which thread it will
 //     be, nor whether that thread is on its way (fakenccl binds every rank of a communicator when
 //     it forms; an initialization rendezvous binds each rank as it joins, so a rank missing at
@@ -79,6 +81,14 @@ void EnterBusy() noexcept;
 void LeaveBusy() noexcept;
 // Something changed that may let a blocked thread continue (process-wide; abandons every round).
 void NoteDriverProgress() noexcept;
+// The calling thread polled the fake and found the work it polls still pending (fakecuda's
+// cuStreamQuery and cuEventQuery answering CUDA_ERROR_NOT_READY): for every clock the thread
+// takes part in, it counts as idle for the next kPollFresh (10 ms), as if blocked, and the poll
+// is fresh evidence (invariant 2); observes those clocks. A loop that polls only the stream
+// (never blocking, never asking fakenccl) is thus seen idle while it polls back to back, and no
+// longer once it does anything else for longer than that: a poller that also computes between
+// polls for more than 10 ms ends every round it is seen in.
+void NoteThreadPoll() noexcept;
 
 // RAII forms. Also for user code: a thread that blocks in its own synchronization (a mutex, a
 // condition variable, a join) while its peers wait in the fake may wrap that wait in a

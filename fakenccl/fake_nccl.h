@@ -96,7 +96,8 @@ struct NcclOptions {
   // deadline: a missing rank is reported at once. So any value > 0 times out at the same moment;
   // the unit is kept for the deadlines' bookkeeping (not wake-ups, not milliseconds: that was the
   // meaning before the virtual clock). A polling loop ends because each ncclCommGetAsyncError
-  // poll that finds its call still waiting counts as an idle instant of the polling rank. Must
+  // poll that finds its call still waiting counts as an idle instant of the polling rank, and so
+  // does each cuStreamQuery/cuEventQuery that answers CUDA_ERROR_NOT_READY (for 10 ms). Must
   // be > 0.
   std::uint64_t timeout_ticks = 30000;
   // The wall-clock backstop, in milliseconds: a rendezvous that has waited this long fails even

@@ -36,14 +36,7 @@ CUresult MissingContextError(CUcontext handle) {
 
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
                      std::uint64_t id = 0) CUHAL_REQUIRES(st->mu) {
-  auto c = std::make_unique<Context>();
-  c->id = id != 0 ? id : st->NewId();
-  c->device = device;
-  c->primary = primary;
-  c->flags = flags;
-  Context* raw = c.get();
-  st->contexts[raw->id] = std::move(c);
-  return raw;
+  return st->contexts().Create(id != 0 ? id : st->NewId(), device, primary, flags);
 }
 
 // Removes `ctx_id` from the calling thread's stack top if it is there (cuCtxDestroy's rule).
@@ -53,13 +46,9 @@ void PopIfCurrent(DriverState* st, std::uint64_t ctx_id) {
 }
 
 void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
-  auto it = st->contexts.find(ctx_id);
-  if (it == st->contexts.end()) return;
-  const bool primary = it->second->primary;
-  const int device = it->second->device;
+  if (!st->contexts().IsLive(ctx_id)) return;
   st->TeardownContext(ctx_id);
-  st->contexts.erase(ctx_id);
-  if (!primary) st->destroyed_contexts[ctx_id] = device;
+  st->contexts().Remove(ctx_id);
 }
 
 // Destroyed contexts, as the H200 treats them (ci/gpu-probes, cases "reset", "destroyed_ctx",
@@ -70,12 +59,7 @@ void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(
 // cuCtxGetDevice and cuCtxGetFlags succeed. Returns the device of `id` when it names such a
 // context (not a live one), else -1.
 int DestroyedContextDevice(const DriverState* st, std::uint64_t id) CUHAL_REQUIRES(st->mu) {
-  if (id == 0 || st->contexts.count(id) != 0) return -1;
-  for (const Device& d : st->devices) {
-    if (d.primary_ctx_id == id) return d.ordinal;
-  }
-  auto it = st->destroyed_contexts.find(id);
-  return it == st->destroyed_contexts.end() ? -1 : it->second;
+  return st->contexts().DestroyedContextDevice(id);
 }
 
 // The id of a context handle that SetCurrent/Push accept: a live context, or a destroyed one (see
@@ -122,9 +106,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRetain)
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  fakecuda::Device& d = st->device(dev);
   if (d.primary_ctx_id == 0) d.primary_ctx_id = st->NewId();  // one handle per device, for life
-  if (st->contexts.count(d.primary_ctx_id) == 0) {  // inactive: never made, released or reset
+  if (!st->contexts().IsLive(d.primary_ctx_id)) {  // inactive: never made, released or reset
     fakecuda::MakeContext(st, dev, /*primary=*/true, d.primary_flags, d.primary_ctx_id);
   }
   ++d.primary_refcount;
@@ -138,7 +122,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  fakecuda::Device& d = st->device(dev);
   if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
@@ -153,11 +137,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) tr
   FAKECUDA_ENTER(cuDevicePrimaryCtxSetFlags)
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   if (!fakecuda::ValidCtxFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
-  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  fakecuda::Device& d = st->device(dev);
   d.primary_flags = flags;
-  if (auto it = st->contexts.find(d.primary_ctx_id); it != st->contexts.end()) {
-    it->second->flags = flags;
-  }
+  if (Context* c = st->contexts().Find(d.primary_ctx_id); c != nullptr) c->flags = flags;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDevicePrimaryCtxSetFlags");
@@ -167,9 +149,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, i
   FAKECUDA_ENTER(cuDevicePrimaryCtxGetState)
   if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  const fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  const fakecuda::Device& d = st->device(dev);
   *flags = d.primary_flags;
-  *active = st->contexts.count(d.primary_ctx_id) != 0 ? 1 : 0;  // a reset leaves it inactive
+  *active = st->contexts().IsLive(d.primary_ctx_id) ? 1 : 0;  // a reset leaves it inactive
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDevicePrimaryCtxGetState");
@@ -179,7 +161,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  fakecuda::Device& d = st->devices[static_cast<size_t>(dev)];
+  fakecuda::Device& d = st->device(dev);
   // Measured on the H200 (ci/gpu-probes, case "reset"): the context and everything in it is
   // destroyed and it becomes inactive (GetState: flags 0, active 0), whatever the retain count;
   // the retains stay owed (the next release succeeds, one more is CUDA_ERROR_INVALID_CONTEXT); a
@@ -365,7 +347,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) try {
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) try {
   FAKECUDA_ENTER(cuCtxGetStreamPriorityRange)
   FAKECUDA_REQUIRE_CONTEXT()
-  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  const auto& profile = st->device(ctx->device).profile;
   (void)profile;
   if (leastPriority != nullptr) *leastPriority = 0;
   if (greatestPriority != nullptr) *greatestPriority = -5;
@@ -468,7 +450,7 @@ CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) try {
   FAKECUDA_REQUIRE_CONTEXT()
   if (pvalue == nullptr) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::LimitRule rule;
-  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  const auto& profile = st->device(ctx->device).profile;
   if (!fakecuda::LimitRuleFor(profile, limit, &rule)) return CUDA_ERROR_INVALID_VALUE;
   if (!rule.supported) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   auto it = ctx->limits.find(limit);
@@ -482,7 +464,7 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) try {
   FAKECUDA_ENTER(cuCtxSetLimit)
   FAKECUDA_REQUIRE_CONTEXT()
   fakecuda::LimitRule rule;
-  const auto& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  const auto& profile = st->device(ctx->device).profile;
   if (!fakecuda::LimitRuleFor(profile, limit, &rule)) return CUDA_ERROR_INVALID_VALUE;
   if (!rule.supported) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   if (!rule.settable) return CUDA_ERROR_NOT_PERMITTED;

@@ -15,7 +15,7 @@ CUresult CUDAAPI cuInit(unsigned int Flags) try {
   FAKECUDA_ENTER_NOLOCK(cuInit)
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   cuhal::MutexLock lock(st->mu);
-  if (st->devices.empty()) return CUDA_ERROR_NO_DEVICE;
+  if (st->contexts().device_count() == 0) return CUDA_ERROR_NO_DEVICE;
   st->initialized = true;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -45,7 +45,7 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) try {
 CUresult CUDAAPI cuDeviceGetCount(int* count) try {
   FAKECUDA_ENTER(cuDeviceGetCount)
   if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *count = static_cast<int>(st->devices.size());
+  *count = static_cast<int>(static_cast<std::size_t>(st->contexts().device_count()));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceGetCount");
@@ -58,7 +58,7 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) try {
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   // Like the real driver: copies at most len - 1 characters and always terminates; a negative
   // len is not an error there and the whole name is written (measured on the H200).
-  const std::string& n = st->devices[static_cast<size_t>(dev)].profile.name;
+  const std::string& n = st->device(dev).profile.name;
   size_t count = len < 0 ? n.size() : std::min(n.size(), static_cast<size_t>(len) - 1);
   std::memcpy(name, n.data(), count);
   name[count] = '\0';
@@ -71,7 +71,7 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceGetUuid)
   if (uuid == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  std::memcpy(uuid->bytes, st->devices[static_cast<size_t>(dev)].profile.uuid.data(), 16);
+  std::memcpy(uuid->bytes, st->device(dev).profile.uuid.data(), 16);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceGetUuid");
@@ -81,7 +81,7 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) try {
   FAKECUDA_ENTER(cuDeviceTotalMem)
   if (bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  *bytes = st->devices[static_cast<size_t>(dev)].profile.total_memory;
+  *bytes = st->device(dev).profile.total_memory;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceTotalMem");
@@ -107,7 +107,7 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) try 
   // terminated id (len 5: "0000"); a negative len is refused after writing what len 12 would.
   if (pciBusId == nullptr || len == 0) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
-  const std::string& id = st->devices[static_cast<size_t>(dev)].profile.pci_bus_id;
+  const std::string& id = st->device(dev).profile.pci_bus_id;
   size_t room = len < 0 ? 12 : static_cast<size_t>(len);
   size_t count = std::min(id.size(), room - 1);
   std::memcpy(pciBusId, id.data(), count);
@@ -170,7 +170,7 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) try 
   if (dev == nullptr || pciBusId == nullptr) return CUDA_ERROR_INVALID_VALUE;
   PciAddress want;
   if (!ParsePciBusId(pciBusId, &want)) return CUDA_ERROR_INVALID_VALUE;
-  for (const fakecuda::Device& d : st->devices) {
+  for (const fakecuda::Device& d : st->contexts().devices()) {
     PciAddress have;
     if (ParsePciBusId(d.profile.pci_bus_id.c_str(), &have) && SamePci(have, want)) {
       *dev = d.ordinal;

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 
 using fakecuda::DriverState;
 using fakecuda::GraphExecState;
+using fakecuda::GraphModel;
 using fakecuda::GraphNode;
 using fakecuda::GraphState;
 using fakecuda::HandleKind;
@@ -158,23 +160,20 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
 // `node` (whose type-specific fields the caller filled).
 CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgraphNode* deps,
                  size_t num_deps, GraphNode node) CUHAL_REQUIRES(st->mu) {
-  ModuleModel& m = Modules(st);
-  GraphState* g = m.FindGraph(hGraph);
+  GraphModel& graphs = st->graphs();
+  GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (num_deps > 0 && deps == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::set<std::uint64_t> seen;
   for (size_t i = 0; i < num_deps; ++i) {
     std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, deps[i]);
-    auto it = m.node_graph.find(id);
-    if (it == m.node_graph.end() || it->second != g->id) return CUDA_ERROR_INVALID_VALUE;
+    if (!graphs.NodeIn(id, g->id)) return CUDA_ERROR_INVALID_VALUE;
     if (!seen.insert(id).second) return CUDA_ERROR_INVALID_VALUE;  // duplicate dependency
     node.deps.push_back(id);
   }
   node.id = st->NewId();
-  g->nodes.push_back(node.id);
-  m.node_graph.emplace(node.id, g->id);
   *out = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, node.id);
-  m.nodes.emplace(node.id, std::move(node));
+  graphs.AddNode(*g, std::move(node));
   return CUDA_SUCCESS;
 }
 
@@ -192,17 +191,16 @@ CUresult CheckNodeContext(DriverState* st, CUcontext ctx) CUHAL_REQUIRES(st->mu)
 
 #define FAKECUDA_NODE_PROLOGUE()                                                     \
   if (phGraphNode == nullptr) return CUDA_ERROR_INVALID_VALUE;                       \
-  if (fakecuda::Modules(st).FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (st->graphs().FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
 
 extern "C" {
 
 CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) try {
   FAKECUDA_ENTER(cuGraphCreate)
   if (phGraph == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  GraphState g;
-  g.id = st->NewId();
-  *phGraph = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, g.id);
-  fakecuda::Modules(st).graphs.emplace(g.id, std::move(g));
+  const std::uint64_t id = st->NewId();
+  st->graphs().AddGraph(id);
+  *phGraph = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphCreate");
@@ -210,15 +208,11 @@ CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) try {
 
 CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) try {
   FAKECUDA_ENTER(cuGraphDestroy)
-  ModuleModel& m = fakecuda::Modules(st);
-  GraphState* g = m.FindGraph(hGraph);
+  GraphModel& graphs = st->graphs();
+  GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Executable graphs made from it are independent copies and stay valid.
-  for (std::uint64_t id : g->nodes) {
-    m.nodes.erase(id);
-    m.node_graph.erase(id);
-  }
-  m.graphs.erase(g->id);
+  graphs.DestroyGraph(g->id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphDestroy");
@@ -351,15 +345,15 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   constexpr unsigned long long kAllowed = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
                                           CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
   if (flags & ~kAllowed) return CUDA_ERROR_INVALID_VALUE;
-  ModuleModel& m = fakecuda::Modules(st);
-  GraphState* g = m.FindGraph(hGraph);
+  GraphModel& graphs = st->graphs();
+  GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Kahn's algorithm; among ready nodes the earliest created goes first.
   std::vector<std::uint64_t> ids = g->nodes;  // creation order == increasing ids
   std::map<std::uint64_t, int> indegree;
   std::map<std::uint64_t, std::vector<std::uint64_t>> dependents;
   for (std::uint64_t id : ids) {
-    const GraphNode& n = m.nodes.at(id);
+    const GraphNode& n = graphs.node(id);
     indegree[id] += 0;
     for (std::uint64_t d : n.deps) {
       ++indegree[id];
@@ -374,7 +368,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   while (!ready.empty()) {
     std::uint64_t id = *ready.begin();
     ready.erase(ready.begin());
-    order->push_back(m.nodes.at(id));
+    order->push_back(graphs.node(id));
     for (std::uint64_t next : dependents[id]) {
       if (--indegree[next] == 0) ready.insert(next);
     }
@@ -384,7 +378,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   exec.id = st->NewId();
   exec.order = std::move(order);
   *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
-  m.execs.emplace(exec.id, std::move(exec));
+  graphs.AddExec(std::move(exec));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphInstantiateWithFlags");
@@ -392,11 +386,11 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
 
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) try {
   FAKECUDA_ENTER(cuGraphExecDestroy)
-  ModuleModel& m = fakecuda::Modules(st);
-  GraphExecState* e = m.FindExec(hGraphExec);
+  GraphModel& graphs = st->graphs();
+  GraphExecState* e = graphs.FindExec(hGraphExec);
   if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Queued launches own what they need; they still complete.
-  m.execs.erase(e->id);
+  graphs.DestroyExec(e->id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecDestroy");
@@ -405,14 +399,14 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) try {
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   FAKECUDA_ENTER(cuGraphLaunch)
   ModuleModel& m = fakecuda::Modules(st);
-  GraphExecState* exec = m.FindExec(hGraphExec);
+  GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
   fakecuda::Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  auto ctx_it = st->contexts.find(s->ctx_id);
-  if (ctx_it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (ctx_it->second->sticky != CUDA_SUCCESS) return ctx_it->second->sticky;
+  const fakecuda::Context* stream_ctx = st->contexts().Find(s->ctx_id);
+  if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
 
   // Pass 1: resolve every node into an op (nothing is queued if any node fails).
   std::shared_ptr<const std::vector<GraphNode>> order = exec->order;
@@ -497,8 +491,8 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed by another thread meanwhile
     last_seq = st->Enqueue(cur, std::move(ops[i]));
   }
-  if (GraphExecState* again = m.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec,
-                                                                             exec_id))) {
+  if (GraphExecState* again = st->graphs().FindExec(
+          fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec_id))) {
     again->last_stream = stream_id;
     again->last_seq = last_seq;
   }

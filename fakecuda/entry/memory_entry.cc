@@ -150,7 +150,7 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
     return CUDA_SUCCESS;
   }
   Allocation a;
-  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
   if (a.data == nullptr) {
     *pp = nullptr;  // measured on the H200: a failed cuMemHostAlloc clears *pp
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -164,12 +164,13 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
   a.flags = flags;
   a.created_by = what;
   *pp = a.data;
-  st->allocations.emplace(a.base, std::move(a));
+  st->memory().Add(std::move(a));
   return CUDA_SUCCESS;
 }
 
 }  // namespace fakecuda
 
+using fakecuda::MemoryMap;
 using fakecuda::Resolved;
 
 extern "C" {
@@ -184,13 +185,13 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
     return CUDA_ERROR_INVALID_VALUE;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
+  fakecuda::Device& d = st->device(ctx->device);
   if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
     *dptr = 0;
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   Allocation a;
-  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
   if (a.data == nullptr) {
     *dptr = 0;
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -202,9 +203,8 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
   a.device = ctx->device;
   a.ctx_id = ctx->id;
   a.created_by = "cuMemAlloc";
-  d.bytes_in_use += bytesize;
   *dptr = a.base;
-  st->allocations.emplace(a.base, std::move(a));
+  st->AddDeviceAllocation(std::move(a));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAlloc");
@@ -214,21 +214,21 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) try {
   FAKECUDA_ENTER(cuMemFree)
   FAKECUDA_REQUIRE_CONTEXT()
   if (dptr == 0) return CUDA_SUCCESS;
-  auto it = st->allocations.find(dptr);
-  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  const Allocation* a = st->memory().At(dptr);
+  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // A module variable belongs to its module (measured on driver 580: CUDA_ERROR_INVALID_VALUE).
-  if (it->second.module_global) return CUDA_ERROR_INVALID_VALUE;
-  if (it->second.type == MemoryType::kPool) {
+  if (a->module_global) return CUDA_ERROR_INVALID_VALUE;
+  if (a->type == MemoryType::kPool) {
     return fakecuda::PoolFreeSync(st, dptr);
   }
-  if (it->second.type != MemoryType::kDevice && it->second.type != MemoryType::kManaged) {
+  if (a->type != MemoryType::kDevice && a->type != MemoryType::kManaged) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   // cuMemFree waits for the device to stop using the memory.
-  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
-  it = st->allocations.find(dptr);
-  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
-  st->ReleaseAllocation(it);
+  if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
+  // SyncAll released the lock: another thread may have freed it meanwhile.
+  if (st->memory().At(dptr) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  st->ReleaseAllocation(dptr);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemFree");
@@ -238,7 +238,7 @@ CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) try {
   FAKECUDA_ENTER(cuMemGetInfo)
   // Either output may be NULL, even both (measured on the H200, driver 580).
   FAKECUDA_REQUIRE_CONTEXT()
-  const fakecuda::Device& d = st->devices[static_cast<size_t>(ctx->device)];
+  const fakecuda::Device& d = st->device(ctx->device);
   if (total != nullptr) *total = d.profile.total_memory;
   if (free != nullptr) {
     *free = d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory);
@@ -282,14 +282,12 @@ CUresult CUDAAPI cuMemFreeHost(void* p) try {
   FAKECUDA_ENTER(cuMemFreeHost)
   FAKECUDA_REQUIRE_CONTEXT()
   if (p == nullptr) return CUDA_SUCCESS;
-  auto it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it == st->allocations.end() || it->second.type != MemoryType::kPinnedHost) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
-  it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
-  st->ReleaseAllocation(it);
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  const Allocation* a = st->memory().At(base);
+  if (a == nullptr || a->type != MemoryType::kPinnedHost) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
+  if (st->memory().At(base) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  st->ReleaseAllocation(base);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemFreeHost");
@@ -334,16 +332,7 @@ CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags)
   auto base = reinterpret_cast<std::uintptr_t>(p);
   if (base >= fakecuda::kDeviceVaBase) return CUDA_ERROR_INVALID_VALUE;
   // Any overlap with registered or pinned memory is refused.
-  auto it = st->allocations.lower_bound(base);
-  if (it != st->allocations.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.base + prev->second.size > base) {
-      return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-    }
-  }
-  if (it != st->allocations.end() && it->second.base < base + bytesize) {
-    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-  }
+  if (st->memory().Overlaps(base, bytesize)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   Allocation a;
   a.id = st->NewId();
   a.type = MemoryType::kRegisteredHost;
@@ -354,7 +343,7 @@ CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags)
   a.ctx_id = ctx->id;
   a.flags = Flags;
   a.created_by = "cuMemHostRegister";
-  st->allocations.emplace(base, std::move(a));
+  st->memory().Add(std::move(a));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemHostRegister");
@@ -364,13 +353,13 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) try {
   FAKECUDA_ENTER(cuMemHostUnregister)
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
-  auto it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it == st->allocations.end() || it->second.type != MemoryType::kRegisteredHost) {
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  const Allocation* a = st->memory().At(base);
+  if (a == nullptr || a->type != MemoryType::kRegisteredHost) {
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   }
-  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
-  it = st->allocations.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it != st->allocations.end()) st->ReleaseAllocation(it);
+  if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
+  st->ReleaseAllocation(base);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemHostUnregister");
@@ -382,7 +371,7 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned 
   if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   Allocation a;
-  a.data = DriverState::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
   if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   a.id = st->NewId();
   a.type = MemoryType::kManaged;
@@ -393,7 +382,7 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned 
   a.flags = flags;
   a.created_by = "cuMemAllocManaged";
   *dptr = a.base;
-  st->allocations.emplace(a.base, std::move(a));
+  st->memory().Add(std::move(a));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAllocManaged");

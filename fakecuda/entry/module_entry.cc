@@ -27,12 +27,12 @@ int ComputeCapability(const DeviceProfile& p) {
 // Allocates and initializes a module variable as device memory of `ctx`.
 CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, GlobalVar* out)
     CUHAL_REQUIRES(st->mu) {
-  Device& d = st->devices[static_cast<size_t>(ctx->device)];
+  Device& d = st->device(ctx->device);
   if (g.size > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   Allocation a;
-  a.data = DriverState::AllocateBacking(g.size, &a.mmapped, &a.mapped_size);
+  a.data = MemoryMap::AllocateBacking(g.size, &a.mmapped, &a.mapped_size);
   if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   if (!a.mmapped) std::memset(a.data, 0, g.size);  // mappings start zeroed
   if (!g.init.empty()) std::memcpy(a.data, g.init.data(), std::min(g.init.size(), g.size));
@@ -44,11 +44,10 @@ CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, Glob
   a.ctx_id = ctx->id;
   a.module_global = true;
   a.created_by = "cuModuleLoadData: global " + g.name;
-  d.bytes_in_use += g.size;
   out->address = a.base;
   out->size = g.size;
   out->allocation_id = a.id;
-  st->allocations.emplace(a.base, std::move(a));
+  st->AddDeviceAllocation(std::move(a));
   return CUDA_SUCCESS;
 }
 
@@ -57,7 +56,7 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
                     std::string* log) CUHAL_REQUIRES(st->mu) {
   ModuleImage parsed;
   if (CUresult e = ParseModuleImage(image, &parsed, log); e != CUDA_SUCCESS) return e;
-  const DeviceProfile& profile = st->devices[static_cast<size_t>(ctx->device)].profile;
+  const DeviceProfile& profile = st->device(ctx->device).profile;
   int cc = ComputeCapability(profile);
   if (parsed.format == ImageFormat::kPtx) {
     if (parsed.ptx_version > MaxPtxVersion(st->options.driver_version)) {
@@ -82,7 +81,7 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
     GlobalVar var;
     if (CUresult e = AllocateGlobal(st, ctx, g, &var); e != CUDA_SUCCESS) {
       for (const auto& [name, done] : mod.globals) {
-        st->ReleaseAllocation(st->allocations.find(done.address));
+        st->ReleaseAllocation(done.address);
       }
       return e;
     }
@@ -225,7 +224,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunc
   if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  const fakecuda::DeviceProfile& p = st->devices[static_cast<size_t>(f->device)].profile;
+  const fakecuda::DeviceProfile& p = st->device(f->device).profile;
   switch (fakecuda::EnumBits(attrib)) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = fakecuda::FunctionMaxThreads(p, f->kernel); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = f->kernel.static_shared_bytes; break;
@@ -256,7 +255,7 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
   FAKECUDA_ENTER(cuFuncSetAttribute)
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  const fakecuda::DeviceProfile& p = st->devices[static_cast<size_t>(f->device)].profile;
+  const fakecuda::DeviceProfile& p = st->device(f->device).profile;
   int attribute = fakecuda::EnumBits(attrib);
   switch (attribute) {
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
@@ -305,9 +304,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
   CUresult err;
   fakecuda::Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  auto ctx_it = st->contexts.find(s->ctx_id);
-  if (ctx_it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (ctx_it->second->sticky != CUDA_SUCCESS) return ctx_it->second->sticky;
+  const fakecuda::Context* stream_ctx = st->contexts().Find(s->ctx_id);
+  if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
   // A module's functions run in the context the module was loaded into.
   if (s->ctx_id != fn->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
   fakecuda::LaunchConfig config{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ},

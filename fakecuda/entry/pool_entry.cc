@@ -26,10 +26,10 @@ CUresult StreamAndContext(DriverState* st, CUstream handle, Stream** stream, Con
   CUresult err;
   *stream = st->ResolveStream(handle, &err);
   if (*stream == nullptr) return err;
-  auto it = st->contexts.find((*stream)->ctx_id);
-  if (it == st->contexts.end()) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
-  *ctx = it->second.get();
+  Context* c = st->contexts().Find((*stream)->ctx_id);
+  if (c == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (c->sticky != CUDA_SUCCESS) return c->sticky;
+  *ctx = c;
   return CUDA_SUCCESS;
 }
 
@@ -156,30 +156,28 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) try {
   if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
   if (dptr == 0) return CUDA_SUCCESS;  // measured: freeing NULL does nothing
   // Unknown, interior or already freed pointers, host memory and module variables are refused.
-  auto it = st->allocations.find(dptr);
-  if (it == st->allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  const Allocation* a = st->memory().At(dptr);
+  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // A module variable belongs to its module (UNMEASURED: the real driver's answer).
-  if (it->second.module_global) return CUDA_ERROR_INVALID_VALUE;
-  if (it->second.type == MemoryType::kDevice) {
+  if (a->module_global) return CUDA_ERROR_INVALID_VALUE;
+  if (a->type == MemoryType::kDevice) {
     // Measured: cuMemAlloc memory is accepted too. It goes away when the stream reaches the
     // free (the op takes the driver lock itself: bodies run with it released).
     Op op;
     op.what = "cuMemFreeAsync";
-    const std::uint64_t id = it->second.id;
-    const std::uintptr_t base = it->second.base;
+    const std::uint64_t id = a->id;
+    const std::uintptr_t base = a->base;
     op.body = [st, id, base] {
       cuhal::MutexLock body_lock(st->mu);
-      auto found = st->allocations.find(base);
-      if (found != st->allocations.end() && found->second.id == id) {
-        st->ReleaseAllocation(found);
-      }
+      const Allocation* found = st->memory().At(base);
+      if (found != nullptr && found->id == id) st->ReleaseAllocation(base);
       return CUDA_SUCCESS;
     };
     st->Enqueue(s, std::move(op));
     return CUDA_SUCCESS;
   }
-  if (it->second.type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
-  return PoolModel::Of(st).FreeAsync(it, s, ctx);
+  if (a->type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
+  return PoolModel::Of(st).FreeAsync(dptr, s, ctx);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemFreeAsync");
 }
@@ -224,19 +222,17 @@ CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) try {
 namespace fakecuda {
 
 CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr) CUHAL_REQUIRES(st->mu) {
-  auto it = st->allocations.find(ptr);
-  if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  const Allocation* a = st->memory().At(ptr);
+  if (a == nullptr || a->type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
   // Like cuMemFree of device memory, it waits for the device to stop using the memory (which
   // also proves the context's earlier stream-ordered frees complete); then the range is truly
   // free at once.
-  if (CUresult e = st->SyncAll(it->second.ctx_id); e != CUDA_SUCCESS) return e;
-  it = st->allocations.find(ptr);
-  if (it == st->allocations.end() || it->second.type != MemoryType::kPool) {
+  if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
+  a = st->memory().At(ptr);
+  if (a == nullptr || a->type != MemoryType::kPool) {
     return CUDA_ERROR_INVALID_VALUE;  // another thread freed it meanwhile
   }
-  PoolModel::Of(st).FreeNow(it);
+  PoolModel::Of(st).FreeNow(ptr);
   return CUDA_SUCCESS;
 }
 

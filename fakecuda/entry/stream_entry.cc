@@ -50,7 +50,7 @@ CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_RE
   op.record_event_id = e->id;
   op.record_generation = e->generation;
   // Set seq before Enqueue can run the op (eager), which may complete the event at once.
-  e->seq = st->next_seq;
+  e->seq = st->streams().next_seq();
   st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 }
@@ -93,9 +93,8 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  if (auto it = st->contexts.find(s->ctx_id); it != st->contexts.end() &&
-                                              it->second->sticky != CUDA_SUCCESS) {
-    return it->second->sticky;
+  if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
+    return sticky;
   }
   return st->PollStream(s, 0) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 } catch (...) {
@@ -272,12 +271,8 @@ CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) try {
     return CUDA_ERROR_INVALID_VALUE;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  auto e = std::make_unique<Event>();
-  e->id = st->NewId();
-  e->ctx_id = ctx->id;
-  e->flags = Flags;
+  Event* e = st->streams().AddEvent(st->NewId(), ctx->id, Flags);
   *phEvent = fakecuda::EncodeHandle<CUevent>(HandleKind::kEvent, e->id);
-  st->events.emplace(e->id, std::move(e));
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventCreate");
@@ -288,7 +283,7 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent) try {
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // A pending record still completes; nothing refers to the event by pointer.
-  st->events.erase(e->id);
+  st->streams().EraseEvent(e->id);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventDestroy");

@@ -1,8 +1,6 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakecuda/internal/driver_state.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -11,6 +9,7 @@
 
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
+#include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/virtual_clock.h"
@@ -19,34 +18,20 @@ namespace fakecuda {
 namespace {
 
 std::atomic<std::uint64_t> g_serial{1};
-// Allocations at least this large are backed by lazily committed anonymous mappings.
-constexpr std::size_t kMmapThreshold = 1 << 20;
 
 }  // namespace
 
 DriverState::DriverState(DriverOptions opts)
-    : options(std::move(opts)), device_count_(static_cast<int>(options.devices.size())) {
+    : options(std::move(opts)),
+      device_count_(static_cast<int>(options.devices.size())),
+      contexts_(options.devices) {
   serial = g_serial.fetch_add(1);
-  rng = options.seed ^ 0x5851f42d4c957f2dULL;
-  for (size_t i = 0; i < options.devices.size(); ++i) {
-    Device d;
-    d.ordinal = static_cast<int>(i);
-    d.profile = options.devices[i];
-    // Each device owns a 2^44-byte (16 TiB) range of addresses starting at 2^48 * (i + 1): above
-    // the 47-bit user address space, so a device pointer is never host-dereferenceable.
-    d.next_va = (CUdeviceptr{1} << 48) * (i + 1);
-    d.primary_ctx_id = 0;
-    devices.push_back(std::move(d));
-  }
+  rng_ = options.seed ^ 0x5851f42d4c957f2dULL;
 }
 
 DriverState::~DriverState() {
   StopLanes();
-  for (auto it = allocations.begin(); it != allocations.end();) {
-    auto next = std::next(it);
-    ReleaseAllocation(it);
-    it = next;
-  }
+  while (!memory_.all().empty()) ReleaseAllocation(memory_.all().begin()->first);
 }
 
 PoolModel& DriverState::pools() {
@@ -59,28 +44,25 @@ ModuleModel& DriverState::modules() {
   return *modules_;
 }
 
+GraphModel& DriverState::graphs() {
+  if (graphs_ == nullptr) graphs_ = std::make_unique<GraphModel>();
+  return *graphs_;
+}
+
 std::uint64_t DriverState::NextRandom() {
-  std::uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+  std::uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 
-Context* DriverState::FindContext(CUcontext handle) {
-  std::uint64_t id = DecodeHandle(HandleKind::kContext, handle);
-  auto it = contexts.find(id);
-  return it == contexts.end() ? nullptr : it->second.get();
-}
+Context* DriverState::FindContext(CUcontext handle) { return contexts_.Find(handle); }
 
-Stream* DriverState::FindStream(std::uint64_t id) {
-  auto it = streams.find(id);
-  return it == streams.end() ? nullptr : it->second.get();
-}
+Stream* DriverState::FindStream(std::uint64_t id) { return streams_.FindStream(id); }
 
 Event* DriverState::FindEvent(CUevent handle) {
-  std::uint64_t id = DecodeHandle(HandleKind::kEvent, handle);
-  auto it = events.find(id);
-  return it == events.end() ? nullptr : it->second.get();
+  const std::uint64_t id = DecodeHandle(HandleKind::kEvent, handle);
+  return id == 0 ? nullptr : streams_.FindEvent(id);
 }
 
 Context* DriverState::CurrentContext() {
@@ -90,14 +72,7 @@ Context* DriverState::CurrentContext() {
 }
 
 Stream* DriverState::NewStream(Context* ctx, unsigned flags, int priority) {
-  auto s = std::make_unique<Stream>();
-  s->id = NewId();
-  s->ctx_id = ctx->id;
-  s->flags = flags;
-  s->priority = priority;
-  Stream* raw = s.get();
-  streams.emplace(raw->id, std::move(s));
-  return raw;
+  return streams_.AddStream(NewId(), ctx->id, flags, priority);
 }
 
 Stream* DriverState::ResolveStream(CUstream handle, CUresult* error) {
@@ -152,85 +127,50 @@ double DriverState::MemsetCostUs(std::size_t bytes) {
   return 4.3 + static_cast<double>(bytes) / 4.0e6;
 }
 
-Allocation* DriverState::FindAllocation(std::uintptr_t ptr, std::size_t size) {
-  auto it = allocations.upper_bound(ptr);
-  if (it == allocations.begin()) return nullptr;
-  --it;
-  Allocation& a = it->second;
-  if (ptr < a.base || ptr - a.base >= std::max<std::size_t>(a.size, 1)) return nullptr;
-  if (size > a.size - (ptr - a.base)) return nullptr;
-  return &a;
-}
-
 CUdeviceptr DriverState::ReserveVa(int device, std::size_t size, std::size_t alignment) {
-  Device& d = devices[static_cast<size_t>(device)];
+  Device& d = contexts_.device(device);
   CUdeviceptr base = (d.next_va + alignment - 1) / alignment * alignment;
   d.next_va = base + std::max<std::size_t>((size + 511) / 512 * 512, 512);
   return base;
 }
 
-std::byte* DriverState::AllocateBacking(std::size_t size, bool* mmapped, std::size_t* mapped_size) {
-  *mmapped = false;
-  *mapped_size = 0;
-  if (size >= kMmapThreshold) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-    *mmapped = true;
-    *mapped_size = size;
-    return static_cast<std::byte*>(p);
-  }
-  return static_cast<std::byte*>(std::malloc(std::max<std::size_t>(size, 1)));
+void DriverState::AddDeviceAllocation(Allocation a) {
+  contexts_.device(a.device).bytes_in_use += a.size;
+  memory_.Add(std::move(a));
 }
 
-void DriverState::FreeBacking(std::byte* data, bool mmapped, std::size_t mapped_size) {
-  if (data == nullptr) return;
-  if (mmapped) {
-    munmap(data, mapped_size);
-  } else {
-    std::free(data);
+void DriverState::ReleaseAllocation(std::uintptr_t base) {
+  const Allocation* a = memory_.At(base);
+  if (a == nullptr) return;
+  if (a->type == MemoryType::kDevice && a->device >= 0 && a->device < contexts_.device_count()) {
+    contexts_.device(a->device).bytes_in_use -= a->size;
   }
-}
-
-void DriverState::ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterator it) {
-  Allocation& a = it->second;
-  if (a.type == MemoryType::kDevice && static_cast<size_t>(a.device) < devices.size()) {
-    devices[static_cast<size_t>(a.device)].bytes_in_use -= a.size;
-  }
-  if (a.type != MemoryType::kRegisteredHost && a.type != MemoryType::kPool) {
-    FreeBacking(a.data, a.mmapped, a.mapped_size);
-  }
-  allocations.erase(it);
+  memory_.Release(base);
 }
 
 void DriverState::TeardownContext(std::uint64_t ctx_id) {
   (void)SyncAll(ctx_id);
   ModulesOnContextTeardown(this, ctx_id);
-  for (auto it = streams.begin(); it != streams.end();) {
-    it = it->second->ctx_id == ctx_id ? streams.erase(it) : std::next(it);
+  streams_.EraseContext(ctx_id);
+  std::vector<std::uintptr_t> doomed;
+  for (const auto& [base, a] : memory_.all()) {
+    if (a.ctx_id == ctx_id && a.type != MemoryType::kPool) doomed.push_back(base);
   }
-  for (auto it = events.begin(); it != events.end();) {
-    it = it->second->ctx_id == ctx_id ? events.erase(it) : std::next(it);
-  }
-  for (auto it = allocations.begin(); it != allocations.end();) {
-    auto next = std::next(it);
-    if (it->second.ctx_id == ctx_id && it->second.type != MemoryType::kPool) ReleaseAllocation(it);
-    it = next;
-  }
+  for (std::uintptr_t base : doomed) ReleaseAllocation(base);
 }
 
 Inventory DriverState::CountLive() const {
   Inventory inv;
-  for (const auto& [id, c] : contexts) {
+  for (const auto& [id, c] : contexts_.all()) {
     if (!c->primary) ++inv.contexts;
   }
-  for (const Device& d : devices) inv.primary_retains += d.primary_refcount;
-  for (const auto& [id, s] : streams) {
+  for (const Device& d : contexts_.devices()) inv.primary_retains += d.primary_refcount;
+  for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) ++inv.streams;
   }
-  inv.events = static_cast<int>(events.size());
+  inv.events = static_cast<int>(streams_.events().size());
   inv.pools = PoolsLive(*this);
-  for (const auto& [base, a] : allocations) {
+  for (const auto& [base, a] : memory_.all()) {
     switch (a.type) {
       case MemoryType::kDevice: ++inv.device_allocations; break;
       case MemoryType::kPinnedHost: ++inv.host_allocations; break;
@@ -240,32 +180,36 @@ Inventory DriverState::CountLive() const {
     }
   }
   ModulesCountLive(*this, &inv);
+  if (graphs_ != nullptr) graphs_->CountLive(&inv);
   return inv;
 }
 
 std::string DriverState::DescribeLive() const {
   std::ostringstream os;
-  for (const auto& [id, c] : contexts) {
+  for (const auto& [id, c] : contexts_.all()) {
     if (!c->primary) os << "context " << id << " on device " << c->device << " (cuCtxCreate)\n";
   }
-  for (const Device& d : devices) {
+  for (const Device& d : contexts_.devices()) {
     if (d.primary_refcount > 0) {
       os << "primary context of device " << d.ordinal << ": " << d.primary_refcount
          << " outstanding cuDevicePrimaryCtxRetain\n";
     }
   }
-  for (const auto& [id, s] : streams) {
+  for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) {
       os << "stream " << id << " (flags " << s->flags << ", priority " << s->priority << ")\n";
     }
   }
-  for (const auto& [id, e] : events) os << "event " << id << " (flags " << e->flags << ")\n";
-  for (const auto& [base, a] : allocations) {
+  for (const auto& [id, e] : streams_.events()) {
+    os << "event " << id << " (flags " << e->flags << ")\n";
+  }
+  for (const auto& [base, a] : memory_.all()) {
     os << "allocation 0x" << std::hex << base << std::dec << " of " << a.size << " bytes ("
        << a.created_by << ")\n";
   }
   os << PoolsDescribe(*this);
   os << ModulesDescribe(*this);
+  if (graphs_ != nullptr) os << graphs_->Describe();
   return os.str();
 }
 

@@ -1,12 +1,24 @@
 // Copyright 2026 The cuhal Authors.
-// The fake driver's model: devices, contexts, streams, events, memory and the scheduler that runs
-// queued stream work. Internal to fakecuda; entry points (fakecuda/entry/*.cc) are thin wrappers
-// that validate arguments and call into this.
+// The fake driver's model: the owner of its subsystems and the scheduler that runs queued stream
+// work. Internal to fakecuda; entry points (fakecuda/entry/*.cc) are thin wrappers that validate
+// arguments and call into this. The state lives in typed subsystems, each with its own header,
+// held privately here and reached through accessors that require the driver lock:
+//   - contexts()  ContextTable: devices (primary-context state, memory budget), contexts, the
+//                 destroyed contexts (fakecuda/internal/context_table.h);
+//   - streams()   StreamTable: streams, events, their queued ops, the sequence numbers
+//                 (fakecuda/internal/stream_table.h); the scheduler below works on it;
+//   - memory()    MemoryMap: live allocations by base address, pointer lookup, their backing
+//                 (fakecuda/internal/memory_map.h); ReleaseAllocation also settles the device's
+//                 budget;
+//   - pools()     PoolModel: memory pools (fakecuda/internal/mem_pool.h);
+//   - modules()   ModuleModel: modules, functions (fakecuda/internal/module_model.h);
+//   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h).
 //
 // Invariants (the whole file relies on them):
-//  1. One mutex (DriverState::mu) guards every member below (written as CUHAL_GUARDED_BY(mu) and
-//     CUHAL_REQUIRES(mu), checked by Clang's -Wthread-safety in the `thread-safety` preset; the
-//     structs below are reached only through DriverState's guarded maps). Entry points take it for
+//  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
+//     private members and CUHAL_REQUIRES(mu) on the accessors and helpers, checked by Clang's
+//     -Wthread-safety in the `thread-safety` preset; the subsystems have no lock of their own and
+//     their objects are reached only through the accessors). Entry points take it for
 //     their whole call except while an operation's body runs (RunHead releases it), so bodies may
 //     block, touch memory or call back into the driver without deadlock.
 //  2. Handles given to the user (CUcontext, CUstream, CUevent, CUmodule, CUfunction, CUmemoryPool)
@@ -52,6 +64,9 @@
 
 #include "core/base/mutex.h"
 #include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/context_table.h"
+#include "fakecuda/internal/memory_map.h"
+#include "fakecuda/internal/stream_table.h"
 
 namespace fakecuda {
 
@@ -63,7 +78,7 @@ enum class HandleKind : std::uint64_t {
   kModule = 4,
   kFunction = 5,
   kPool = 6,
-  kGraph = 7,       // fakecuda/internal/module_model.h
+  kGraph = 7,       // fakecuda/internal/graph_model.h
   kGraphNode = 8,
   kGraphExec = 9,
 };
@@ -75,97 +90,7 @@ class MemPool;
 struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
-
-struct Device {
-  int ordinal = 0;
-  DeviceProfile profile;
-  std::uint64_t primary_ctx_id = 0;  // 0 while inactive
-  int primary_refcount = 0;
-  unsigned primary_flags = 0;
-  std::size_t bytes_in_use = 0;  // device allocations + pool reservations
-  CUdeviceptr next_va = 0;       // bump pointer of this device's virtual address range
-  std::uint64_t default_pool_id = 0;
-  std::uint64_t current_pool_id = 0;
-};
-
-struct Context {
-  std::uint64_t id = 0;
-  int device = 0;
-  bool primary = false;
-  unsigned flags = 0;
-  CUresult sticky = CUDA_SUCCESS;  // once set, every call on this context returns it
-  std::uint64_t legacy_stream_id = 0;
-  std::unordered_map<std::uint64_t, std::uint64_t> per_thread_streams;  // thread key -> stream id
-  std::map<int, std::size_t> limits;
-  std::set<std::uint64_t> peers;  // contexts whose memory this one may access
-};
-
-// What an Op runs: the fake's own code, or the user's (which runs on the callback thread only).
-enum class OpKind { kDevice, kHostFunction, kKernel };
-
-// One unit of stream work.
-struct Op {
-  std::uint64_t seq = 0;
-  OpKind kind = OpKind::kDevice;
-  const char* what = "";  // the entry point that queued it, for reports
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> deps;  // (stream id, seq)
-  std::function<bool()> ready;  // extra readiness (collectives waiting for peers); may be empty
-  // The work. Runs with the driver lock released; returns a sticky error or CUDA_SUCCESS.
-  std::function<CUresult()> body;
-  double cost_us = 0.0;
-  std::uint64_t record_event_id = 0;  // for event records: the event to stamp
-  std::uint64_t record_generation = 0;
-};
-
-struct Stream {
-  std::uint64_t id = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  int priority = 0;
-  bool legacy_default = false;
-  bool per_thread_default = false;
-  bool destroyed = false;  // destroyed by the user; kept until its queue drains
-  bool running = false;    // its head op's body is executing right now
-  std::deque<Op> queue;
-  std::uint64_t completed_seq = 0;
-  std::uint64_t last_enqueued_seq = 0;
-  double time_us = 0.0;  // virtual time at which its last completed op ended
-  // For each stream this one's ops have waited for (events, implicit legacy-stream ordering,
-  // pool internal dependencies): the highest seq waited for. The pool model reads it to decide
-  // which stream-ordered frees this stream may reuse.
-  std::unordered_map<std::uint64_t, std::uint64_t> waited;
-};
-
-struct Event {
-  std::uint64_t id = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  std::uint64_t generation = 0;  // incremented by each record
-  std::uint64_t stream_id = 0;   // stream of the last record (0: never recorded)
-  std::uint64_t seq = 0;         // seq of the last record's op
-  bool complete = true;          // the last record has completed (or it was never recorded)
-  double time_us = 0.0;          // virtual timestamp of the last completed record
-};
-
-enum class MemoryType { kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool };
-
-struct Allocation {
-  std::uint64_t id = 0;
-  MemoryType type = MemoryType::kDevice;
-  std::uintptr_t base = 0;  // device VA (device/pool) or host address (host/managed)
-  std::size_t size = 0;
-  std::byte* data = nullptr;  // host backing
-  bool mmapped = false;
-  std::size_t mapped_size = 0;
-  int device = 0;
-  std::uint64_t ctx_id = 0;
-  unsigned flags = 0;
-  std::uint64_t pool_id = 0;
-  // A module variable (cuModuleGetGlobal): device memory owned by its module, released when the
-  // module is unloaded; cuMemFree and cuMemFreeAsync refuse it (it is not cuMemAlloc memory).
-  bool module_global = false;
-  std::string created_by;  // entry point, for leak reports
-};
+class GraphModel;   // fakecuda/internal/graph_model.h
 
 class DriverState {
  public:
@@ -188,33 +113,34 @@ class DriverState {
   // (cuDeviceGetAttribute's hot path). Everything else of a Device is guarded by mu.
   int device_count() const { return device_count_; }
   const DeviceProfile& profile(int device) const CUHAL_NO_THREAD_SAFETY_ANALYSIS {
-    return devices[static_cast<std::size_t>(device)].profile;
+    return contexts_.device(device).profile;
   }
 
-  // --- guarded by mu ---
-  std::vector<Device> devices CUHAL_GUARDED_BY(mu);
-  std::unordered_map<std::uint64_t, std::unique_ptr<Context>> contexts CUHAL_GUARDED_BY(mu);
-  // Created contexts destroyed so far: id -> device (the H200 still answers cuCtxGetDevice for a
-  // destroyed context made current again; context_entry.cc).
-  std::unordered_map<std::uint64_t, int> destroyed_contexts CUHAL_GUARDED_BY(mu);
-  std::unordered_map<std::uint64_t, std::unique_ptr<Stream>> streams CUHAL_GUARDED_BY(mu);
-  std::unordered_map<std::uint64_t, std::unique_ptr<Event>> events CUHAL_GUARDED_BY(mu);
-  std::map<std::uintptr_t, Allocation> allocations CUHAL_GUARDED_BY(mu);  // by base address
-  std::uint64_t next_id CUHAL_GUARDED_BY(mu) = 1;
-  std::uint64_t next_seq CUHAL_GUARDED_BY(mu) = 1;
-  std::uint64_t rng CUHAL_GUARDED_BY(mu) = 0;
+  // --- subsystems (guarded by mu) ---
+  // Devices, primary contexts and contexts (fakecuda/internal/context_table.h).
+  ContextTable& contexts() CUHAL_REQUIRES(mu) { return contexts_; }
+  const ContextTable& contexts() const CUHAL_REQUIRES(mu) { return contexts_; }
+  Device& device(int ordinal) CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
+  const Device& device(int ordinal) const CUHAL_REQUIRES(mu) { return contexts_.device(ordinal); }
+  // Streams, events, their queued ops and the sequence numbers (fakecuda/internal/stream_table.h).
+  StreamTable& streams() CUHAL_REQUIRES(mu) { return streams_; }
+  const StreamTable& streams() const CUHAL_REQUIRES(mu) { return streams_; }
 
-  // --- subsystems (each guarded by mu; created on first use) ---
+  // --- subsystems created on first use (guarded by mu) ---
   // The memory-pool model (stream-ordered allocator).
   PoolModel& pools() CUHAL_REQUIRES(mu);
   // The pool model when some pool has been used, else null (the sync hooks are no-ops then).
   PoolModel* pools_if_used() const CUHAL_REQUIRES(mu) { return pools_.get(); }
-  // Modules, functions and graphs.
+  // Modules and functions.
   ModuleModel& modules() CUHAL_REQUIRES(mu);
   const ModuleModel* modules_if_used() const CUHAL_REQUIRES(mu) { return modules_.get(); }
+  // Graphs, their nodes and executable graphs.
+  GraphModel& graphs() CUHAL_REQUIRES(mu);
 
   // --- helpers; all require mu held ---
-  std::uint64_t NewId() CUHAL_REQUIRES(mu) { return next_id++; }
+  // A new, never reused id for a handle or allocation.
+  std::uint64_t NewId() CUHAL_REQUIRES(mu) { return next_id_++; }
+  // The next value of the seeded generator (adversarial scheduling).
   std::uint64_t NextRandom() CUHAL_REQUIRES(mu);
 
   Context* FindContext(CUcontext handle) CUHAL_REQUIRES(mu);
@@ -245,7 +171,8 @@ class DriverState {
   // pools, which release memory only at such points.
   void NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below) CUHAL_REQUIRES(mu);
   // Polling: completes at most one more op of `stream` (adversarial), then reports whether
-  // everything up to `seq` has completed.
+  // everything up to `seq` has completed. A false answer is an idle poll of the calling thread
+  // for the virtual clocks (NoteThreadPoll, fakecuda/virtual_clock.h).
   bool PollStream(Stream* stream, std::uint64_t seq) CUHAL_REQUIRES(mu);
   bool StreamIdle(const Stream* stream) const CUHAL_REQUIRES(mu);
   bool DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const CUHAL_REQUIRES(mu);
@@ -269,16 +196,23 @@ class DriverState {
   static constexpr double kHostFunctionCostUs = 27.0;
 
   // --- memory ---
+  // The live allocations (fakecuda/internal/memory_map.h).
+  MemoryMap& memory() CUHAL_REQUIRES(mu) { return memory_; }
+  const MemoryMap& memory() const CUHAL_REQUIRES(mu) { return memory_; }
   // The allocation containing [ptr, ptr+size), or null.
-  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1) CUHAL_REQUIRES(mu);
+  Allocation* FindAllocation(std::uintptr_t ptr, std::size_t size = 1) CUHAL_REQUIRES(mu) {
+    return memory_.Find(ptr, size);
+  }
   // Reserves `size` bytes of virtual addresses of `device` (512-byte aligned). Never reused.
   CUdeviceptr ReserveVa(int device, std::size_t size, std::size_t alignment = 512)
       CUHAL_REQUIRES(mu);
-  // Host backing for device memory: lazily committed (mmap) when large, so the whole of a
-  // fake H200's memory can be allocated if little of it is touched.
-  static std::byte* AllocateBacking(std::size_t size, bool* mmapped, std::size_t* mapped_size);
-  static void FreeBacking(std::byte* data, bool mmapped, std::size_t mapped_size);
-  void ReleaseAllocation(std::map<std::uintptr_t, Allocation>::iterator it) CUHAL_REQUIRES(mu);
+  // Adds a device allocation (cuMemAlloc, a module variable) to the memory map and charges its
+  // size to its device.
+  void AddDeviceAllocation(Allocation a) CUHAL_REQUIRES(mu);
+  // Releases the allocation at `base` (none: nothing happens): gives device memory back to its
+  // device's budget and frees the backing the map owns. The only way memory leaves the map other
+  // than through the pool model.
+  void ReleaseAllocation(std::uintptr_t base) CUHAL_REQUIRES(mu);
 
   Inventory CountLive() const CUHAL_REQUIRES(mu);
   std::string DescribeLive() const CUHAL_REQUIRES(mu);
@@ -333,9 +267,18 @@ class DriverState {
   std::atomic<std::uint64_t> entry_calls_{0};
   const int device_count_;
   std::uint64_t host_function_exceptions_ CUHAL_GUARDED_BY(mu) = 0;
+  std::uint64_t next_id_ CUHAL_GUARDED_BY(mu) = 1;
+  std::uint64_t rng_ CUHAL_GUARDED_BY(mu) = 0;
+  // The devices and contexts (see contexts()).
+  ContextTable contexts_ CUHAL_GUARDED_BY(mu);
+  // The streams and events (see streams()).
+  StreamTable streams_ CUHAL_GUARDED_BY(mu);
+  // The memory map (see memory()).
+  MemoryMap memory_ CUHAL_GUARDED_BY(mu);
   // Subsystems (see pools() and modules()). Declared last: destroyed before the maps above.
   std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).

@@ -152,7 +152,7 @@ MemPool* PoolModel::Find(CUmemoryPool handle) {
 }
 
 MemPool* PoolModel::NewPool(int device, bool is_default, const CUmemPoolProps& props) {
-  const Device& d = st_->devices[static_cast<std::size_t>(device)];
+  const Device& d = st_->device(device);
   const std::size_t device_span = GranuleRoundUp(d.profile.total_memory);
   std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
   if (props.maxSize != 0) {
@@ -176,7 +176,8 @@ MemPool* PoolModel::NewPool(int device, bool is_default, const CUmemPoolProps& p
   if (base == 0) base = st_->ReserveVa(device, span, kPoolGranuleBytes);
 
   std::uint64_t id = st_->NewId();
-  auto pool = std::make_unique<MemPool>(id, device, is_default, props, st_->devices.size());
+  auto pool = std::make_unique<MemPool>(id, device, is_default, props,
+                                        static_cast<std::size_t>(st_->contexts().device_count()));
   pool->base_ = base;
   pool->span_ = span;
   pool->data_ = static_cast<std::byte*>(data);
@@ -190,7 +191,7 @@ MemPool* PoolModel::NewPool(int device, bool is_default, const CUmemPoolProps& p
 
 MemPool* PoolModel::DefaultPool(int device) {
   st_->mu.AssertHeld();
-  Device& d = st_->devices[static_cast<std::size_t>(device)];
+  Device& d = st_->device(device);
   if (d.default_pool_id == 0) {
     MemPool* pool = NewPool(device, true, DefaultProps(device));
     if (pool == nullptr) return nullptr;
@@ -201,7 +202,7 @@ MemPool* PoolModel::DefaultPool(int device) {
 
 MemPool* PoolModel::CurrentPool(int device) {
   st_->mu.AssertHeld();
-  const Device& d = st_->devices[static_cast<std::size_t>(device)];
+  const Device& d = st_->device(device);
   if (d.current_pool_id != 0) {
     MemPool* pool = FindAny(d.current_pool_id);
     if (pool != nullptr && !pool->destroyed_) return pool;
@@ -212,7 +213,7 @@ MemPool* PoolModel::CurrentPool(int device) {
 CUresult PoolModel::SetCurrentPool(int device, MemPool* pool) {
   st_->mu.AssertHeld();
   if (pool->device_ != device) return CUDA_ERROR_INVALID_VALUE;
-  st_->devices[static_cast<std::size_t>(device)].current_pool_id = pool->id_;
+  st_->device(device).current_pool_id = pool->id_;
   return CUDA_SUCCESS;
 }
 
@@ -226,8 +227,7 @@ CUresult PoolModel::Create(const CUmemPoolProps& props, CUmemoryPool* out) {
   if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   switch (props.location.type) {
     case CU_MEM_LOCATION_TYPE_DEVICE:
-      if (props.location.id < 0 ||
-          static_cast<std::size_t>(props.location.id) >= st_->devices.size()) {
+      if (props.location.id < 0 || props.location.id >= st_->contexts().device_count()) {
         return CUDA_ERROR_INVALID_VALUE;
       }
       break;
@@ -237,7 +237,7 @@ CUresult PoolModel::Create(const CUmemPoolProps& props, CUmemoryPool* out) {
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
-  const Device& device = st_->devices[static_cast<std::size_t>(props.location.id)];
+  const Device& device = st_->device(props.location.id);
   if (device.profile.Attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) == 0) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -262,7 +262,7 @@ CUresult PoolModel::Destroy(MemPool* pool) {
   st_->mu.AssertHeld();
   if (pool->is_default_) return CUDA_ERROR_INVALID_VALUE;
   pool->destroyed_ = true;
-  Device& d = st_->devices[static_cast<std::size_t>(pool->device_)];
+  Device& d = st_->device(pool->device_);
   if (d.current_pool_id == pool->id_) d.current_pool_id = 0;  // the default is current again
   FinalizeDestroyed();
   return CUDA_SUCCESS;
@@ -301,7 +301,7 @@ std::size_t PoolModel::GrowthFor(const MemPool& pool, std::size_t offset, std::s
 
 bool PoolModel::CanGrow(const MemPool& pool, std::size_t bytes) const {
   if (pool.reserved_ + bytes > pool.limit_) return false;
-  const Device& d = st_->devices[static_cast<std::size_t>(pool.device_)];
+  const Device& d = st_->device(pool.device_);
   const std::size_t total = d.profile.total_memory;
   return bytes <= total - std::min(d.bytes_in_use, total);
 }
@@ -329,7 +329,7 @@ bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t
 }
 
 void PoolModel::MapGranules(MemPool& pool, std::size_t offset, std::size_t size) {
-  Device& d = st_->devices[static_cast<std::size_t>(pool.device_)];
+  Device& d = st_->device(pool.device_);
   const std::size_t last = (offset + size - 1) / kPoolGranuleBytes;
   for (std::size_t g = offset / kPoolGranuleBytes; g <= last; ++g) {
     if (pool.mapped_[g]) continue;
@@ -340,7 +340,7 @@ void PoolModel::MapGranules(MemPool& pool, std::size_t offset, std::size_t size)
 }
 
 void PoolModel::ReleaseGranule(MemPool& pool, std::size_t granule) {
-  Device& d = st_->devices[static_cast<std::size_t>(pool.device_)];
+  Device& d = st_->device(pool.device_);
   // Keep the mapping, drop its pages: the host memory goes back, the addresses stay the pool's.
   madvise(pool.data_ + granule * kPoolGranuleBytes, kPoolGranuleBytes, MADV_DONTNEED);
   pool.mapped_[granule] = false;
@@ -412,7 +412,7 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   pool->AddUsed(bytes);
 
   const CUdeviceptr base = pool->base_ + offset;
-  std::map<std::uintptr_t, Allocation>::node_type node;
+  MemoryMap::Node node;
   if (!spare_nodes_.empty()) {
     node = std::move(spare_nodes_.back());
     spare_nodes_.pop_back();
@@ -433,7 +433,7 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   a.flags = 0;
   a.pool_id = pool->id_;
   a.created_by = what;  // reuses the spare node's capacity
-  st_->allocations.insert(std::move(node));
+  st_->memory().Add(std::move(node));
   *out = base;
 
   if (place.wait_stream != 0) {
@@ -475,10 +475,11 @@ void PoolModel::Coalesce(std::vector<PoolRange>& v) {
   v.resize(out);
 }
 
-CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it, Stream* stream,
-                              Context* ctx) {
+CUresult PoolModel::FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx) {
   st_->mu.AssertHeld();
-  const Allocation& a = it->second;
+  const Allocation* found = st_->memory().At(base);
+  if (found == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const Allocation& a = *found;
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;  // cannot happen (invariant 2)
 
@@ -495,9 +496,9 @@ CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it,
   mark.stream_id = stream->id;
   mark.ctx_id = stream->ctx_id;
   if (as_op) {
-    mark.seq = mark.done_seq = st_->next_seq;  // the seq Enqueue gives the op
+    mark.seq = mark.done_seq = st_->streams().next_seq();  // the seq Enqueue gives the op
   } else {
-    mark.seq = st_->next_seq++;
+    mark.seq = st_->streams().TakeSeq();
     mark.done_seq = stream->last_enqueued_seq;
   }
   InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark});
@@ -505,9 +506,9 @@ CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it,
   pool->used_ -= a.size;
   pool->maybe_pending_ = true;
   if (spare_nodes_.size() < kMaxSpareNodes) {
-    spare_nodes_.push_back(st_->allocations.extract(it));
+    spare_nodes_.push_back(st_->memory().Extract(base));
   } else {
-    st_->allocations.erase(it);
+    st_->memory().Forget(base);
   }
   if (pool->destroyed_) FinalizeDestroyed();
   if (as_op) {
@@ -518,16 +519,18 @@ CUresult PoolModel::FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it,
   return CUDA_SUCCESS;
 }
 
-void PoolModel::FreeNow(std::map<std::uintptr_t, Allocation>::iterator it) {
+void PoolModel::FreeNow(std::uintptr_t base) {
   st_->mu.AssertHeld();
-  const Allocation& a = it->second;
+  const Allocation* found = st_->memory().At(base);
+  if (found == nullptr) return;
+  const Allocation& a = *found;
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return;
   InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}});
   --pool->live_;
   // Measured on the H200 (tests/pools/traces/free_sync.trace): cuMemFree of a pool allocation
   // does not lower USED_MEM_CURRENT, although the memory is freed (and released).
-  st_->allocations.erase(it);
+  st_->memory().Forget(base);
   if (pool->reserved_ > pool->release_threshold_) ReleaseAbove(*pool, pool->release_threshold_);
   FinalizeDestroyed();
 }
@@ -549,7 +552,7 @@ CUresult PoolModel::SetAccess(MemPool* pool, const CUmemAccessDesc* map, std::si
       return desc.location.type == CU_MEM_LOCATION_TYPE_INVALID ? CUDA_ERROR_INVALID_VALUE
                                                                 : CUDA_ERROR_NOT_SUPPORTED;
     }
-    if (desc.location.id < 0 || static_cast<std::size_t>(desc.location.id) >= st_->devices.size()) {
+    if (desc.location.id < 0 || desc.location.id >= st_->contexts().device_count()) {
       return CUDA_ERROR_INVALID_DEVICE;
     }
     if (desc.flags == CU_MEM_ACCESS_FLAGS_PROT_READ) return CUDA_ERROR_NOT_SUPPORTED;
@@ -571,7 +574,7 @@ CUresult PoolModel::GetAccess(MemPool* pool, const CUmemLocation& location,
                               CUmemAccess_flags* flags) {
   st_->mu.AssertHeld();
   if (location.type != CU_MEM_LOCATION_TYPE_DEVICE || location.id < 0 ||
-      static_cast<std::size_t>(location.id) >= st_->devices.size()) {
+      location.id >= st_->contexts().device_count()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   *flags = pool->access_[static_cast<std::size_t>(location.id)];
@@ -628,7 +631,7 @@ void PoolModel::AfterSync() {
 }
 
 void PoolModel::ReleaseSpan(MemPool& pool) {
-  Device& d = st_->devices[static_cast<std::size_t>(pool.device_)];
+  Device& d = st_->device(pool.device_);
   d.bytes_in_use -= std::min<std::size_t>(d.bytes_in_use, pool.reserved_);
   pool.reserved_ = 0;
   munmap(pool.data_, pool.span_);

@@ -17,7 +17,7 @@
 //   1. All state is guarded by DriverState::mu; nothing here releases it, except Enqueue (eager
 //      scheduling runs op bodies unlocked), which is therefore always the LAST thing an
 //      operation does: bookkeeping first, then enqueue, then return.
-//   2. Every live pool allocation is an entry of DriverState::allocations with type kPool and
+//   2. Every live pool allocation is an entry of DriverState::memory() with type kPool and
 //      pool_id set (copies, memsets and pointer attributes work on it unchanged), and covers
 //      [base, base + RoundUp(size)) of its pool's span, every granule of which is mapped. The free
 //      ranges (MemPool::free_) are sorted by offset, never overlap each other or a live
@@ -159,7 +159,7 @@ class MemPool {
 //
 // Ownership: one per DriverState, owned by it (DriverState::pools(), created on first use;
 // PoolModel::Of); it owns the pools and their spans' host backing. Pool allocations themselves
-// are DriverState::allocations entries (invariant 2).
+// are entries of DriverState::memory() (invariant 2).
 // Thread-safety: every method requires DriverState::mu held. The private helpers say so
 // (CUHAL_REQUIRES(st_->mu)); the public methods, reached only through DriverState::pools() or
 // Of() (which require it), assert it for the analysis, which cannot see that st_ is their
@@ -191,11 +191,10 @@ class PoolModel {
   // Allocates `bytes` (> 0) from `pool` in the order of `stream` (whose context is `ctx`).
   CUresult Allocate(MemPool* pool, Stream* stream, Context* ctx, std::size_t bytes,
                     const char* what, CUdeviceptr* out);
-  // Frees the pool allocation at `it` in the order of `stream`.
-  CUresult FreeAsync(std::map<std::uintptr_t, Allocation>::iterator it, Stream* stream,
-                     Context* ctx);
-  // Frees the pool allocation at `it` at once, as truly free (cuMemFree).
-  void FreeNow(std::map<std::uintptr_t, Allocation>::iterator it);
+  // Frees the pool allocation at `base` (a live kPool allocation) in the order of `stream`.
+  CUresult FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx);
+  // Frees the pool allocation at `base` at once, as truly free (cuMemFree).
+  void FreeNow(std::uintptr_t base);
   // cuMemPoolTrimTo.
   void TrimTo(MemPool* pool, std::size_t keep);
   // cuMemPoolSetAccess / cuMemPoolGetAccess.
@@ -260,7 +259,7 @@ class PoolModel {
   // Address ranges of erased pools, for reuse.
   std::vector<Span> free_spans_ CUHAL_GUARDED_BY(st_->mu);
   // Spare allocation-map nodes, reused so that the allocation hot path does not touch the heap.
-  std::vector<std::map<std::uintptr_t, Allocation>::node_type> spare_nodes_
+  std::vector<MemoryMap::Node> spare_nodes_
       CUHAL_GUARDED_BY(st_->mu);
 };
 

@@ -34,16 +34,6 @@ FunctionState* ModuleModel::FindFunction(CUfunction handle) {
   return it == functions.end() ? nullptr : &it->second;
 }
 
-GraphState* ModuleModel::FindGraph(CUgraph handle) {
-  auto it = graphs.find(DecodeHandle(HandleKind::kGraph, handle));
-  return it == graphs.end() ? nullptr : &it->second;
-}
-
-GraphExecState* ModuleModel::FindExec(CUgraphExec handle) {
-  auto it = execs.find(DecodeHandle(HandleKind::kGraphExec, handle));
-  return it == execs.end() ? nullptr : &it->second;
-}
-
 ModuleModel& Modules(DriverState* st) { return st->modules(); }
 
 int FunctionMaxThreads(const DeviceProfile& p, const KernelInfo& k) {
@@ -67,7 +57,7 @@ int OptInMaxDynamicShared(const DeviceProfile& p, const KernelInfo& k) {
 }
 
 CUresult ValidateLaunch(const DriverState* st, const FunctionState& f, const LaunchConfig& c) {
-  const DeviceProfile& p = st->devices[static_cast<size_t>(f.device)].profile;
+  const DeviceProfile& p = st->device(f.device).profile;
   if (c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.block.x == 0 || c.block.y == 0 ||
       c.block.z == 0) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -242,8 +232,8 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
   auto it = m.modules.find(module_id);
   if (it == m.modules.end()) return;
   for (const auto& [name, g] : it->second.globals) {
-    auto a = st->allocations.find(g.address);
-    if (a != st->allocations.end() && a->second.id == g.allocation_id) st->ReleaseAllocation(a);
+    const Allocation* a = st->memory().At(g.address);
+    if (a != nullptr && a->id == g.allocation_id) st->ReleaseAllocation(g.address);
   }
   for (const auto& [name, fid] : it->second.functions) m.functions.erase(fid);
   m.modules.erase(it);
@@ -263,12 +253,10 @@ void ModulesCountLive(const DriverState& st, Inventory* inventory) {
   const ModuleModel* m = ModelOf(st);
   if (m == nullptr) return;
   inventory->modules += static_cast<int>(m->modules.size());
-  inventory->graphs += static_cast<int>(m->graphs.size());
-  inventory->graph_execs += static_cast<int>(m->execs.size());
   for (const auto& [id, mod] : m->modules) {
     for (const auto& [name, g] : mod.globals) {
-      auto a = st.allocations.find(g.address);
-      if (a != st.allocations.end() && a->second.id == g.allocation_id) {
+      const Allocation* a = st.memory().At(g.address);
+      if (a != nullptr && a->id == g.allocation_id) {
         --inventory->device_allocations;
       }
     }
@@ -286,19 +274,6 @@ std::string ModulesDescribe(const DriverState& st) {
     const ModuleState& mod = m->modules.at(id);
     os << "module " << id << " in context " << mod.ctx_id << " (" << mod.functions.size()
        << " kernel(s), " << mod.globals.size() << " global(s); cuModuleLoadData)\n";
-  }
-  ids.clear();
-  for (const auto& [id, g] : m->graphs) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  for (std::uint64_t id : ids) {
-    os << "graph " << id << " (" << m->graphs.at(id).nodes.size() << " node(s); cuGraphCreate)\n";
-  }
-  ids.clear();
-  for (const auto& [id, e] : m->execs) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  for (std::uint64_t id : ids) {
-    os << "executable graph " << id << " (" << m->execs.at(id).order->size()
-       << " node(s); cuGraphInstantiateWithFlags)\n";
   }
   return os.str();
 }

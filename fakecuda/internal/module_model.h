@@ -1,12 +1,13 @@
 // Copyright 2026 The cuhal Authors.
-// The fake driver's modules, functions, kernel launches and graphs. Internal to fakecuda; the
-// entry points are fakecuda/entry/module_entry.cc and graph_entry.cc.
+// The fake driver's modules, functions and kernel launches. Internal to fakecuda; the entry points
+// are fakecuda/entry/module_entry.cc (and graph_entry.cc for kernel nodes). Graphs are
+// fakecuda/internal/graph_model.h.
 //
 // Invariants:
 //  1. Everything here is guarded by DriverState::mu and is owned by the DriverState
 //     (DriverState::modules(), created on first use; Modules() below).  The functions below say
 //     CUHAL_REQUIRES(st->mu); the ModuleModel's maps are reached only through them.
-//  2. Handles (CUmodule, CUfunction, CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids
+//  2. Handles (CUmodule, CUfunction) encode never-reused ids
 //     with a kind tag, as every fake handle does: stale handles are always detected.
 //  3. A module belongs to the context current when it was loaded; destroying that context
 //     unloads it (ModulesOnContextTeardown), freeing its global variables, whose memory is
@@ -74,53 +75,13 @@ struct LaunchConfig {
   unsigned shared_mem_bytes = 0;
 };
 
-// One node of a graph (or of an instantiated graph, which holds copies).
-struct GraphNode {
-  std::uint64_t id = 0;
-  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
-  std::vector<std::uint64_t> deps;  // node ids
-  // Kernel nodes.
-  std::uint64_t function_id = 0;
-  LaunchConfig config;
-  std::vector<std::byte> params;
-  // Memcpy nodes.
-  CUDA_MEMCPY3D copy{};
-  // Memset nodes.
-  CUDA_MEMSET_NODE_PARAMS memset{};
-  // Host nodes.
-  CUhostFn host_fn = nullptr;
-  void* host_data = nullptr;
-  // Event record / wait nodes.
-  CUevent event = nullptr;
-};
-
-struct GraphState {
-  std::uint64_t id = 0;
-  std::vector<std::uint64_t> nodes;  // in creation order
-};
-
-struct GraphExecState {
-  std::uint64_t id = 0;
-  // The graph's nodes at instantiation, in a topological order (ties: creation order).
-  std::shared_ptr<const std::vector<GraphNode>> order;
-  // Launches of one executable graph are serialized: each waits for the previous one's end.
-  std::uint64_t last_stream = 0;
-  std::uint64_t last_seq = 0;
-};
-
 class ModuleModel {
  public:
   std::unordered_map<std::uint64_t, ModuleState> modules;
   std::unordered_map<std::uint64_t, FunctionState> functions;
-  std::unordered_map<std::uint64_t, GraphState> graphs;
-  std::unordered_map<std::uint64_t, GraphNode> nodes;
-  std::unordered_map<std::uint64_t, std::uint64_t> node_graph;  // node id -> graph id
-  std::unordered_map<std::uint64_t, GraphExecState> execs;
 
   ModuleState* FindModule(CUmodule handle);
   FunctionState* FindFunction(CUfunction handle);
-  GraphState* FindGraph(CUgraph handle);
-  GraphExecState* FindExec(CUgraphExec handle);
 };
 
 // The bits of an enum value the user passed, as an int: switching on the int instead of the enum
@@ -168,10 +129,10 @@ CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfi
 
 // Unloads the modules of a context being destroyed (its work has drained).
 void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu);
-// Adds modules and graphs to the inventory (and takes module globals out of the device
-// allocations, which they are not from the user's point of view).
+// Adds modules to the inventory (and takes module globals out of the device allocations, which
+// they are not from the user's point of view).
 void ModulesCountLive(const DriverState& st, Inventory* inventory) CUHAL_REQUIRES(st.mu);
-// Leak report lines for live modules and graphs.
+// Leak report lines for live modules.
 std::string ModulesDescribe(const DriverState& st) CUHAL_REQUIRES(st.mu);
 
 // Releases a module's globals and forgets it and its functions.

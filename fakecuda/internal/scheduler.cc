@@ -36,8 +36,6 @@
 namespace fakecuda {
 namespace {
 
-// Scheduler waits with nothing runnable, process-wide (see SchedulerWaitTicks).
-std::atomic<std::uint64_t> g_wait_ticks{0};
 constexpr int kWaitTickMs = 10;
 // A waiter that has waited this many ticks for user work still running says so on stderr.
 constexpr int kSlowUserWorkTicks = 1000;  // 10 s
@@ -53,8 +51,6 @@ thread_local int t_body_depth = 0;
 
 }  // namespace
 
-std::uint64_t SchedulerWaitTicks() { return g_wait_ticks.load(std::memory_order_relaxed); }
-
 bool DriverState::OnCallbackThread() const { return t_lane_serial == serial; }
 
 std::uint64_t DriverState::LaneOf(const Stream* s) {
@@ -67,9 +63,9 @@ bool DriverState::MayRunHere(const Stream* s) const {
 }
 
 bool DriverState::DepSatisfied(std::uint64_t stream_id, std::uint64_t seq) const {
-  auto it = streams.find(stream_id);
-  if (it == streams.end()) return true;  // reaped: everything it had completed
-  return it->second->completed_seq >= seq;
+  const Stream* s = streams_.FindStream(stream_id);
+  if (s == nullptr) return true;  // reaped: everything it had completed
+  return s->completed_seq >= seq;
 }
 
 bool DriverState::HeadReady(const Stream* s) const {
@@ -88,13 +84,13 @@ bool DriverState::HeadIsUserWork(const Stream* s) {
 bool DriverState::StreamIdle(const Stream* s) const { return s->queue.empty() && !s->running; }
 
 std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
-  op.seq = next_seq++;
-  Context* ctx = contexts.count(s->ctx_id) ? contexts[s->ctx_id].get() : nullptr;
+  op.seq = streams_.TakeSeq();
+  Context* ctx = contexts_.Find(s->ctx_id);
   // Implicit synchronization with the legacy default stream: it waits for every blocking stream
   // of its context, and every blocking stream waits for it.
   if (ctx != nullptr) {
     if (s->legacy_default) {
-      for (auto& [id, other] : streams) {
+      for (auto& [id, other] : streams_.streams()) {
         if (other.get() != s && other->ctx_id == s->ctx_id && !other->destroyed &&
             !(other->flags & CU_STREAM_NON_BLOCKING) && other->last_enqueued_seq > other->completed_seq) {
           op.deps.emplace_back(id, other->last_enqueued_seq);
@@ -190,15 +186,15 @@ void DriverState::RunHead(Stream* s) {
   s->time_us = start + cost;
   s->completed_seq = done.seq;
   if (done.record_event_id != 0) {
-    auto it = events.find(done.record_event_id);
-    if (it != events.end() && it->second->generation == done.record_generation) {
-      it->second->complete = true;
-      it->second->time_us = s->time_us;
+    Event* e = streams_.FindEvent(done.record_event_id);
+    if (e != nullptr && e->generation == done.record_generation) {
+      e->complete = true;
+      e->time_us = s->time_us;
     }
   }
   if (result != CUDA_SUCCESS) {
-    auto it = contexts.find(s->ctx_id);
-    if (it != contexts.end() && it->second->sticky == CUDA_SUCCESS) it->second->sticky = result;
+    Context* c = contexts_.Find(s->ctx_id);
+    if (c != nullptr && c->sticky == CUDA_SUCCESS) c->sticky = result;
   }
   cv.NotifyAll();
   NoteDriverProgress();
@@ -220,7 +216,7 @@ bool DriverState::RunOrHandOff(Stream* s) {
 void DriverState::DrainEager() {
   for (;;) {
     std::vector<Stream*> ready;
-    for (auto& [id, s] : streams) {
+    for (auto& [id, s] : streams_.streams()) {
       if (HeadReady(s.get()) && (!HeadIsUserWork(s.get()) || MayRunHere(s.get()))) {
         ready.push_back(s.get());
       }
@@ -262,7 +258,6 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
 void DriverState::WaitForProgress() {
   ScopedBlocked blocked;  // the virtual clock (fakecuda/virtual_clock.h): this thread is idle here
   cv.WaitFor(mu, std::chrono::milliseconds(kWaitTickMs));
-  g_wait_ticks.fetch_add(1, std::memory_order_relaxed);
 }
 
 void DriverState::WaitForHandOff(std::uint64_t stream_id, std::uint64_t head_seq) {
@@ -296,7 +291,7 @@ void DriverState::Step(Stream* target, std::uint64_t seq) {
 
 namespace {
 // Whether some op `waiter` needs is user work running on the callback thread right now.
-bool UserWorkRunning(const std::unordered_map<std::uint64_t, std::unique_ptr<Stream>>& streams) {
+bool UserWorkRunning(const StreamTable::StreamMap& streams) {
   for (const auto& [id, s] : streams) {
     if (s->running && !s->queue.empty() && s->queue.front().kind != OpKind::kDevice) return true;
   }
@@ -308,7 +303,7 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
   std::uint64_t id = s->id;
   // Once this returns, the host has seen every op (and pool free) ordered on the stream before
   // `proven_below` complete.
-  const std::uint64_t proven_below = seq == 0 ? next_seq : seq;
+  const std::uint64_t proven_below = seq == 0 ? streams_.next_seq() : seq;
   if (seq == 0) seq = s->last_enqueued_seq;
   int slow_ticks = 0;
   for (;;) {
@@ -323,7 +318,7 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
       if (NeedsOwnLane(cur, seq)) return CUDA_ERROR_NOT_PERMITTED;
     }
     Step(cur, seq);
-    if (++slow_ticks == kSlowUserWorkTicks && UserWorkRunning(streams)) {
+    if (++slow_ticks == kSlowUserWorkTicks && UserWorkRunning(streams_.streams())) {
       std::fprintf(stderr,
                    "fakecuda: a synchronization has waited 10 s for stream %llu; a host function "
                    "or kernel implementation it needs is still running\n",
@@ -334,8 +329,9 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
   NoteSynchronized(id, proven_below);
   Stream* cur = FindStream(id);
   if (cur != nullptr) {
-    auto it = contexts.find(cur->ctx_id);
-    if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
+    if (CUresult sticky = contexts_.StickyError(cur->ctx_id); sticky != CUDA_SUCCESS) {
+      return sticky;
+    }
   }
   return CUDA_SUCCESS;
 }
@@ -347,7 +343,7 @@ void DriverState::NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven
 CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
   for (;;) {
     std::vector<Stream*> pending;
-    for (auto& [id, s] : streams) {
+    for (auto& [id, s] : streams_.streams()) {
       if ((ctx_id == 0 || s->ctx_id == ctx_id) && !StreamIdle(s.get())) pending.push_back(s.get());
     }
     if (pending.empty()) break;
@@ -369,8 +365,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
   ReapStreams();
   PoolsOnContextSync(this, ctx_id);
   if (ctx_id != 0) {
-    auto it = contexts.find(ctx_id);
-    if (it != contexts.end() && it->second->sticky != CUDA_SUCCESS) return it->second->sticky;
+    if (CUresult sticky = contexts_.StickyError(ctx_id); sticky != CUDA_SUCCESS) return sticky;
   }
   return CUDA_SUCCESS;
 }
@@ -378,6 +373,15 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
 bool DriverState::PollStream(Stream* s, std::uint64_t seq) {
   if (seq == 0) seq = s->last_enqueued_seq;
   if (s->completed_seq >= seq) return true;
+  if (options.policy == SchedulePolicy::kEager) {
+    // Ready predicates may have changed since the work was enqueued without anything telling
+    // the scheduler (a collective whose deadline passed on the virtual clock): look again, as a
+    // synchronization would, and run what became ready.
+    const std::uint64_t id = s->id;
+    DrainEager();
+    s = FindStream(id);
+    if (s == nullptr) return true;
+  }
   if (options.policy == SchedulePolicy::kAdversarial) {
     // Each poll completes one more op that the query needs (on the stream itself or, through
     // any chain of waits, on a stream it depends on), so a polling loop always terminates. User
@@ -399,14 +403,19 @@ bool DriverState::PollStream(Stream* s, std::uint64_t seq) {
     s = FindStream(id);
     if (s == nullptr) return true;
   }
-  return s->completed_seq >= seq;
+  if (s->completed_seq >= seq) return true;
+  // The caller polls for work that is still pending: an idle poll for the virtual clocks
+  // (fakecuda/virtual_clock.h), so that a cuStreamQuery loop on work only a timeout can end
+  // (a collective whose peer never comes) sees that timeout fire.
+  NoteThreadPoll();
+  return false;
 }
 
 void DriverState::ReapStreams() {
-  for (auto it = streams.begin(); it != streams.end();) {
+  for (auto it = streams_.streams().begin(); it != streams_.streams().end();) {
     if (it->second->destroyed && StreamIdle(it->second.get())) {
       handoff_.erase(it->first);
-      it = streams.erase(it);
+      it = streams_.EraseStream(it);
     } else {
       ++it;
     }
@@ -510,7 +519,7 @@ void DriverState::LaneLoop(Lane* lane) {
     }
     if (next == nullptr && options.policy == SchedulePolicy::kEager) {
       std::vector<Stream*> ready;
-      for (auto& [id, s] : streams) {
+      for (auto& [id, s] : streams_.streams()) {
         if (mine(s.get()) && HeadReady(s.get())) ready.push_back(s.get());
       }
       next = PickReady(ready);
@@ -522,9 +531,9 @@ void DriverState::LaneLoop(Lane* lane) {
       continue;
     }
     // A host-function lane whose context is gone, with nothing queued for it, ends.
-    if (key != kKernelLane && contexts.find(key) == contexts.end()) {
+    if (key != kKernelLane && !contexts_.IsLive(key)) {
       bool queued = false;
-      for (auto& [id, s] : streams) queued = queued || s->ctx_id == key;
+      for (auto& [id, s] : streams_.streams()) queued = queued || s->ctx_id == key;
       if (!queued) break;
     }
     const bool idle_release = key != kKernelLane &&
@@ -548,7 +557,7 @@ void DriverState::LaneLoop(Lane* lane) {
 void DriverState::ReleaseIdleHostFunction(std::uint64_t ctx_id) {
   // Streams of the context with a host function queued, in id order; one chosen by the seed.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;  // (stream, host function seq)
-  for (auto& [id, s] : streams) {
+  for (auto& [id, s] : streams_.streams()) {
     if (s->ctx_id != ctx_id) continue;
     for (const Op& op : s->queue) {
       if (op.kind == OpKind::kHostFunction) {

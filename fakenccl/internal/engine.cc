@@ -502,9 +502,9 @@ std::string Engine::ExpiryText(const fakecuda::IdleClock* clock, const Deadline&
              static_cast<long long>(wall_timeout_.count()));
 }
 
-void Engine::WaitSliceLocked(std::unique_lock<std::mutex>& lock) {
+void Engine::WaitSliceLocked() {
   Blocked blocked;  // an observation of the clocks of this thread's groups
-  cv_.wait_for(lock, kHostSlice);
+  cv_.WaitFor(mu_, kHostSlice);
 }
 
 Engine::Lookup Engine::FindLocked(ncclComm_t comm, const char* op_name, std::string* text) {
@@ -593,7 +593,7 @@ void Engine::FormCommLocked(const std::vector<std::uint64_t>& handle_ids,
     rs.handle_id = h.id;
   }
   ClockProgress(comm->clock);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 // ---- Initialization ---------------------------------------------------------------------------
@@ -614,13 +614,13 @@ void Engine::FailInitLocked(std::shared_ptr<InitRendezvous> keep, ncclResult_t e
   auto it = inits_.find(rv.key);
   if (it != inits_.end() && it->second.get() == &rv) inits_.erase(it);
   ClockProgress(rv.clock);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
                               int device, int cc_major, bool blocking, bool wait,
                               const char* api, std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::string key(id.internal, sizeof(id.internal));
   std::shared_ptr<InitRendezvous>& slot = inits_[key];
   if (!slot) {
@@ -666,7 +666,7 @@ ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& i
 }
 
 ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   for (;;) {
     auto it = handles_.find(id);
     if (it == handles_.end()) {
@@ -707,13 +707,13 @@ ncclResult_t Engine::WaitInitialized(std::uint64_t id, std::string* text) {
         continue;
       }
     }
-    WaitSliceLocked(lock);
+    WaitSliceLocked();
   }
 }
 
 ncclResult_t Engine::InitAll(ncclComm_t* comms, std::span<const int> devices,
                              std::span<const int> cc_major, std::string* /*text*/) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::vector<std::uint64_t> ids;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     CommHandle* h = NewHandleLocked("ncclCommInitAll", devices[i], cc_major[i], true);
@@ -754,7 +754,7 @@ void Engine::FormSplitLocked(CommShared& parent, SplitRendezvous& rv) {
   rv.done = true;
   parent.splits.erase(rv.seq);
   ClockProgress(parent.clock);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void Engine::FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
@@ -773,7 +773,7 @@ void Engine::FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult
   }
   parent.splits.erase(rv.seq);
   ClockProgress(parent.clock);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 ncclResult_t Engine::SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv) {
@@ -796,7 +796,7 @@ ncclResult_t Engine::SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv)
 ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int blocking,
                            bool in_group, ncclComm_t* newcomm, bool* child_blocking,
                            std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup p = FindLocked(parent_comm, "ncclCommSplit", text);
   if (p.error != ncclSuccess) return p.error;
   if (newcomm == nullptr) {
@@ -845,7 +845,7 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
       SplitTimeoutLocked(*parent, *rv);
       break;
     }
-    WaitSliceLocked(lock);
+    WaitSliceLocked();
   }
   if (rv->error != ncclSuccess) {
     if (child_id != 0) handles_.erase(child_id);
@@ -860,7 +860,7 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
 
 ncclResult_t Engine::Finalize(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;  // NCCL: a NULL comm finalizes nothing
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "CommFinalize", text);
   if (l.error != ncclSuccess) return l.error;
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
@@ -874,7 +874,7 @@ ncclResult_t Engine::Finalize(ncclComm_t comm, std::string* text) {
 
 ncclResult_t Engine::Destroy(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   auto it = handles_.find(DecodeComm(comm));
   if (it == handles_.end()) {
     *text = Fmt("comm %p has already been destroyed", static_cast<void*>(comm));
@@ -891,7 +891,7 @@ ncclResult_t Engine::Destroy(ncclComm_t comm, std::string* text) {
   rs.handle_id = 0;
   ClockLeave(h.comm->clock, h.rank);  // it can make no call of the group any more
   handles_.erase(it);
-  cv_.notify_all();
+  cv_.NotifyAll();
   return ncclSuccess;
 }
 
@@ -920,13 +920,13 @@ void Engine::AbortRankLocked(CommShared& comm, int rank, const char* why) {
     if (!rv->posts[static_cast<size_t>(rank)].posted) splits.push_back(rv);
   }
   for (auto& rv : splits) FailSplitLocked(comm, *rv, ncclRemoteError, text);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 ncclResult_t Engine::Abort(ncclComm_t comm, std::string* text) {
   if (comm == nullptr) return ncclSuccess;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Lookup l = FindLocked(comm, "CommAbort", text);
     if (l.error != ncclSuccess) return l.error;
     CommHandle& h = *l.handle;
@@ -949,7 +949,7 @@ ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
   bool failed_any = false;
   bool polled = false;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     Lookup l = FindLocked(comm, "ncclGetAsyncError", text);
     if (l.error != ncclSuccess) return l.error;
     if (async_error == nullptr) {
@@ -1041,7 +1041,7 @@ bool Engine::CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting) {
 
 ncclResult_t Engine::Query(ncclComm_t comm, int what, int* out, const char* op_name,
                            std::string* text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
   if (out == nullptr) {
@@ -1062,7 +1062,7 @@ ncclResult_t Engine::Query(ncclComm_t comm, int what, int* out, const char* op_n
 
 ncclResult_t Engine::CreatePreMulSum(ncclRedOp_t* op, const void* scalar, int raw_type,
                                      int raw_residence, ncclComm_t comm, std::string* text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "ncclRedOpCreatePreMulSum", text);
   if (l.error != ncclSuccess) return l.error;
   if (ncclResult_t r = EnsureReadyLocked(*l.handle, text); r != ncclSuccess) return r;
@@ -1113,7 +1113,7 @@ ncclResult_t Engine::DestroyRedOp(int op, ncclComm_t comm, std::string* text) {
     *text = "ncclRedOpDestroy : invalid communicator passed.";
     return ncclInvalidArgument;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, "ncclRedOpDestroy", text);
   if (l.error != ncclSuccess) return l.error;
   int ix = Mangle(comm, op) - static_cast<int>(ncclNumOps);
@@ -1132,7 +1132,7 @@ ncclResult_t Engine::DestroyRedOp(int op, ncclComm_t comm, std::string* text) {
 ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char* op_name,
                                const NcclFaultInjector& faults, std::vector<GroupOp>* ops,
                                std::string* text) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
   if (throw_in_calls_for_testing_.load(std::memory_order_relaxed) > 0 &&
@@ -1284,7 +1284,7 @@ void Engine::FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
     SetAsyncErrorLocked(comm, r, culprit ? culprit_error : error, text);
   }
   ClockProgress(comm.clock);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void Engine::FailSlotTimeoutLocked(CommShared& comm, Slot& slot, const std::string& expiry) {
@@ -1352,7 +1352,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
   std::vector<double> costs;
   std::vector<const char*> whats;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     std::vector<std::uint64_t> order;
     for (const GroupOp& op : ops) {
       if (std::find(order.begin(), order.end(), op.handle_id) == order.end()) {
@@ -1496,7 +1496,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
       work.cost_us = costs[i];
       CUresult r = Hooks()->enqueue_stream_work(task->streams[leg], std::move(work));
       if (r != CUDA_SUCCESS) {
-        std::lock_guard<std::mutex> lock(mu_);
+        cuhal::MutexLock lock(mu_);
         std::string why = Fmt(
             "fakenccl: rank %d could not enqueue its work on stream %p: CUresult %d", task->rank,
             static_cast<void*>(task->streams[leg]), static_cast<int>(r));
@@ -1522,7 +1522,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
 bool Engine::LegReady(Task& task, std::size_t leg) {
   // Called by fakecuda under its lock: must not throw into the scheduler.
   try {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     if (task.done) return true;
     CommShared& comm = *task.comm;
     if (!task.at_head[leg]) {
@@ -1569,7 +1569,7 @@ CUresult Engine::RunLeg(Task& task, std::size_t leg) {
 CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noexcept {
   std::fprintf(stderr, "fakenccl: the stream work of rank %d threw: %s\n", task.rank, what);
   try {
-    std::lock_guard<std::mutex> lock(mu_);
+    cuhal::MutexLock lock(mu_);
     CommShared& comm = *task.comm;
     for (auto& [slot, part] : task.entries) {
       if (slot->state == Slot::State::kDone) continue;
@@ -1581,7 +1581,7 @@ CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noe
     if (std::all_of(task.leg_done.begin(), task.leg_done.end(), [](char c) { return c; })) {
       FinishTaskLocked(task);
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   } catch (...) {
     std::fprintf(stderr, "fakenccl: and recording that failed too\n");
   }
@@ -1589,7 +1589,7 @@ CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noe
 }
 
 CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   CommShared& comm = *task.comm;
   for (auto& [slot_ptr, part] : task.entries) {
     Slot& slot = *slot_ptr;
@@ -1631,13 +1631,13 @@ CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
           FailSlotLocked(comm, slot, ncclRemoteError, res.text, res.bad_ranks,
                          ncclUnhandledCudaError);
         }
-        cv_.notify_all();
+        cv_.NotifyAll();
         break;
       }
       if (slot.state == Slot::State::kClaimed) {
         // The claimer is copying data and waits for nothing (invariant 3); its failures end the
         // claim too (RunLeg catches everything). Bounded slices all the same.
-        WaitSliceLocked(lock);
+        WaitSliceLocked();
         continue;
       }
       break;  // kDone, kFailed, or kOpen because this rank aborted
@@ -1654,7 +1654,7 @@ CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
   if (std::all_of(task.leg_done.begin(), task.leg_done.end(), [](char c) { return c; })) {
     FinishTaskLocked(task);
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   // A rank whose buffers were not device memory faults like a kernel would: the error becomes
   // its context's sticky error.
   return faulted ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
@@ -1680,7 +1680,7 @@ void Engine::FinishTaskLocked(Task& task) {
 // ---- Inspection --------------------------------------------------------------------------------
 
 EngineInventory Engine::Inventory() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   EngineInventory inv;
   for (const auto& [id, h] : handles_) {
     ++inv.communicators;
@@ -1690,7 +1690,7 @@ EngineInventory Engine::Inventory() const {
 }
 
 std::string Engine::DescribeLive() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cuhal::MutexLock lock(mu_);
   std::vector<std::uint64_t> ids;
   for (const auto& [id, h] : handles_) ids.push_back(id);
   std::sort(ids.begin(), ids.end());

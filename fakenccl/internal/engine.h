@@ -15,7 +15,12 @@
 //     k-th ncclRecv at b from a (NCCL's matching rule), whatever the groups around them.
 //
 // Invariants of the rendezvous (the whole engine relies on them):
-//  1. One mutex (Engine::mu_) guards every structure below. It is taken inside fakecuda's
+//  1. One mutex (Engine::mu_) guards every structure below, written as Clang thread-safety
+//     annotations (the engine's own members CUHAL_GUARDED_BY(mu_), the *Locked helpers
+//     CUHAL_REQUIRES(mu_), the methods that take it CUHAL_EXCLUDES(mu_); checked by the
+//     `thread-safety` preset). The structures reached through shared_ptrs (CommShared, Slot,
+//     Task, the rendezvous) are guarded by it too, which the analysis cannot express: they are
+//     touched only in *Locked helpers or under a MutexLock of mu_. It is taken inside fakecuda's
 //     `ready` predicates, which run under the fake driver's lock, so it is NEVER held while
 //     calling fakecuda (EnqueueStreamWork, NotifyStreamWork, TranslateDevicePointer,
 //     StreamDevice): lock order is driver lock -> mu_, never the reverse.
@@ -62,18 +67,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "fakecuda/virtual_clock.h"
 #include "fakenccl/datatypes.h"
 
@@ -208,47 +212,52 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // communicator forms or fails (then *out is NULL); otherwise returns ncclSuccess with *out set
   // and the handle initializing (the caller returns ncclInProgress, or waits at ncclGroupEnd).
   ncclResult_t InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank, int device,
-                        int cc_major, bool blocking, bool wait, const char* api, std::string* text);
+                        int cc_major, bool blocking, bool wait, const char* api, std::string* text)
+      CUHAL_EXCLUDES(mu_);
   // Waits until handle `id` is no longer initializing; its result. A failed blocking handle is
   // removed.
-  ncclResult_t WaitInitialized(std::uint64_t id, std::string* text);
+  ncclResult_t WaitInitialized(std::uint64_t id, std::string* text) CUHAL_EXCLUDES(mu_);
   // ncclCommInitAll: every rank at once; devices[i] is rank i's device.
   ncclResult_t InitAll(ncclComm_t* comms, std::span<const int> devices,
-                       std::span<const int> cc_major, std::string* text);
+                       std::span<const int> cc_major, std::string* text) CUHAL_EXCLUDES(mu_);
   // ncclCommSplit. `blocking`: the new config's value, or -1 to inherit the parent's (a NULL
   // config). Blocks until the split completes when blocking and not `in_group`; otherwise
   // returns with *newcomm initializing (the group end waits for it; *child_blocking says whether).
   ncclResult_t Split(ncclComm_t parent, int color, int key, int blocking, bool in_group,
-                     ncclComm_t* newcomm, bool* child_blocking, std::string* text);
-  ncclResult_t Finalize(ncclComm_t comm, std::string* text);
-  ncclResult_t Destroy(ncclComm_t comm, std::string* text);
-  ncclResult_t Abort(ncclComm_t comm, std::string* text);
-  ncclResult_t GetAsyncError(ncclComm_t comm, ncclResult_t* async_error, std::string* text);
+                     ncclComm_t* newcomm, bool* child_blocking, std::string* text)
+      CUHAL_EXCLUDES(mu_);
+  ncclResult_t Finalize(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
+  ncclResult_t Destroy(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
+  ncclResult_t Abort(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
+  ncclResult_t GetAsyncError(ncclComm_t comm, ncclResult_t* async_error, std::string* text)
+      CUHAL_EXCLUDES(mu_);
   // ncclCommCount/UserRank/CuDevice: what = 0, 1, 2.
-  ncclResult_t Query(ncclComm_t comm, int what, int* out, const char* op_name, std::string* text);
+  ncclResult_t Query(ncclComm_t comm, int what, int* out, const char* op_name, std::string* text)
+      CUHAL_EXCLUDES(mu_);
 
   // ---- Reduction operators.
   // Data types, residences and operators as raw ints (see CallDesc).
   ncclResult_t CreatePreMulSum(ncclRedOp_t* op, const void* scalar, int raw_type,
-                               int raw_residence, ncclComm_t comm, std::string* text);
-  ncclResult_t DestroyRedOp(int raw_op, ncclComm_t comm, std::string* text);
+                               int raw_residence, ncclComm_t comm, std::string* text)
+      CUHAL_EXCLUDES(mu_);
+  ncclResult_t DestroyRedOp(int raw_op, ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
 
   // ---- Communication.
   // Checks one call as NCCL's ncclEnqueueCheck/taskAppend do (comm, readiness, root, type, op,
   // stream) and, when it is to be launched, appends it to *ops. Applies rank death (`faults`).
   ncclResult_t CheckCall(ncclComm_t comm, const CallDesc& desc, const char* op_name,
                          const NcclFaultInjector& faults, std::vector<GroupOp>* ops,
-                         std::string* text);
+                         std::string* text) CUHAL_EXCLUDES(mu_);
   // Posts a group's calls to their slots and enqueues one Task per handle on its streams.
-  ncclResult_t Launch(std::span<const GroupOp> ops, std::string* text);
+  ncclResult_t Launch(std::span<const GroupOp> ops, std::string* text) CUHAL_EXCLUDES(mu_);
 
   // ---- Inspection.
-  EngineInventory Inventory() const;
-  std::string DescribeLive() const;
+  EngineInventory Inventory() const CUHAL_EXCLUDES(mu_);
+  std::string DescribeLive() const CUHAL_EXCLUDES(mu_);
 
   // ---- Called from fakecuda stream work (see invariants 2-4).
-  bool LegReady(Task& task, std::size_t leg);
-  CUresult RunLeg(Task& task, std::size_t leg);
+  bool LegReady(Task& task, std::size_t leg) CUHAL_EXCLUDES(mu_);
+  CUresult RunLeg(Task& task, std::size_t leg) CUHAL_EXCLUDES(mu_);
 
  private:
   struct Lookup {
@@ -256,38 +265,41 @@ class Engine : public std::enable_shared_from_this<Engine> {
     ncclResult_t error = ncclSuccess;
   };
   // Finds `comm`; NULL or unknown handles give ncclInvalidArgument with NCCL's texts.
-  Lookup FindLocked(ncclComm_t comm, const char* op_name, std::string* text);
-  CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking);
+  Lookup FindLocked(ncclComm_t comm, const char* op_name, std::string* text) CUHAL_REQUIRES(mu_);
+  CommHandle* NewHandleLocked(const char* created_by, int device, int cc_major, bool blocking)
+      CUHAL_REQUIRES(mu_);
   // NCCL's ncclCommEnsureReady: ncclInvalidArgument while initializing, else the async error.
-  ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text);
+  ncclResult_t EnsureReadyLocked(CommHandle& h, std::string* text) CUHAL_REQUIRES(mu_);
   // Forms a communicator of the handles; `clock` is the rendezvous' (or null: a new one).
   void FormCommLocked(const std::vector<std::uint64_t>& handle_ids, const std::string& label,
-                      std::shared_ptr<fakecuda::IdleClock> clock = nullptr);
+                      std::shared_ptr<fakecuda::IdleClock> clock = nullptr) CUHAL_REQUIRES(mu_);
   void FailInitLocked(std::shared_ptr<InitRendezvous> rv, ncclResult_t error,
-                      const std::string& text);
-  void FormSplitLocked(CommShared& parent, SplitRendezvous& rv);
+                      const std::string& text) CUHAL_REQUIRES(mu_);
+  void FormSplitLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);
   void FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
-                       const std::string& text);
-  ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv);
+                       const std::string& text) CUHAL_REQUIRES(mu_);
+  ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);
   // Invariant 5's clocks.
   std::shared_ptr<fakecuda::IdleClock> NewClock(int participants) const;
   Deadline StartDeadline(const fakecuda::IdleClock* clock) const;
   bool Expired(const fakecuda::IdleClock* clock, const Deadline& d) const;
   std::string ExpiryText(const fakecuda::IdleClock* clock, const Deadline& d) const;
   // One 10 ms slice of a host wait, blocked (fakecuda/virtual_clock.h).
-  void WaitSliceLocked(std::unique_lock<std::mutex>& lock);
-  CUresult RunLegOrThrow(Task& task, std::size_t leg);
-  CUresult RunLegFailed(Task& task, std::size_t leg, const char* what) noexcept;
+  void WaitSliceLocked() CUHAL_REQUIRES(mu_);
+  CUresult RunLegOrThrow(Task& task, std::size_t leg) CUHAL_EXCLUDES(mu_);
+  CUresult RunLegFailed(Task& task, std::size_t leg, const char* what) noexcept CUHAL_EXCLUDES(mu_);
   // Returns true when some slot failed (the caller then notifies fakecuda, without mu_).
-  bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting);
-  bool SlotSettledLocked(Slot& slot);
+  bool CheckTimeoutsLocked(CommShared& comm, int rank, bool* waiting) CUHAL_REQUIRES(mu_);
+  bool SlotSettledLocked(Slot& slot) CUHAL_REQUIRES(mu_);
   void FailSlotLocked(CommShared& comm, Slot& slot, ncclResult_t error,
                       const std::string& text, const std::vector<int>& culprits = {},
-                      ncclResult_t culprit_error = ncclSuccess);
-  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot, const std::string& expiry);
-  void AbortRankLocked(CommShared& comm, int rank, const char* why);
-  void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text);
-  void FinishTaskLocked(Task& task);
+                      ncclResult_t culprit_error = ncclSuccess) CUHAL_REQUIRES(mu_);
+  void FailSlotTimeoutLocked(CommShared& comm, Slot& slot, const std::string& expiry)
+      CUHAL_REQUIRES(mu_);
+  void AbortRankLocked(CommShared& comm, int rank, const char* why) CUHAL_REQUIRES(mu_);
+  void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text)
+      CUHAL_REQUIRES(mu_);
+  void FinishTaskLocked(Task& task) CUHAL_REQUIRES(mu_);
   std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
 
   const std::uint64_t timeout_ticks_;
@@ -295,11 +307,11 @@ class Engine : public std::enable_shared_from_this<Engine> {
   std::atomic<int> throw_in_executions_for_testing_{0};
   std::atomic<int> throw_in_calls_for_testing_{0};
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;  // notified when a rendezvous forms, a slot settles or is done
-  std::uint64_t next_id_ = 1;                                              // guarded by mu_
-  std::unordered_map<std::uint64_t, std::unique_ptr<CommHandle>> handles_;  // guarded by mu_
-  std::map<std::string, std::shared_ptr<InitRendezvous>> inits_;            // guarded by mu_
+  mutable cuhal::Mutex mu_;
+  cuhal::CondVar cv_;  // notified when a rendezvous forms, a slot settles or is done
+  std::uint64_t next_id_ CUHAL_GUARDED_BY(mu_) = 1;
+  std::unordered_map<std::uint64_t, std::unique_ptr<CommHandle>> handles_ CUHAL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<InitRendezvous>> inits_ CUHAL_GUARDED_BY(mu_);
 };
 
 // The encoding of a handle id in an ncclComm_t (never a dereferenceable pointer).

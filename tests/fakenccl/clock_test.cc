@@ -5,6 +5,7 @@
 //   - a busy peer was timed out (its fake calls woke the waiter, and each wake-up was a tick);
 //   - a missing peer, a polling loop with a missing peer and a peer whose thread exited took
 //     30000 ticks of 1-10 ms each (minutes: these tests' CTest TIMEOUT fails them);
+//   - a loop polling only cuStreamQuery never saw its timeout (the poller never looked idle);
 // and the entry points' and stream work's catch-alls (an exception used to escape into the C
 // caller, or into fakecuda's scheduler). No test asserts a time: only outcomes.
 //
@@ -209,6 +210,62 @@ TEST_P(NcclClockTest, PollingLoopWhosePeerNeverArrivesEnds) {
                 HasSubstr("rank 1 never made this call"));
   });
   Abort(ranks, comms);
+  FreeAll(ranks);
+}
+
+// A loop that polls only the stream (cuStreamQuery, never the communicator, never blocking) on a
+// collective whose peer never arrives: each NOT_READY answer is an idle poll for the virtual
+// clock, so the group is seen idle and the timeout fires (under the eager policy too, where the
+// query itself must look at the collective's readiness again). The loop is bounded (a clock that
+// never sees the poller idle would spin here forever): it ends after some thousands of polls
+// (a quiescent round of the clock), far below the bound.
+TEST_P(NcclClockTest, StreamQueryOnlyLoopWhosePeerNeverArrivesEnds) {
+  RankThreads& ranks = Ranks(2);
+  std::vector<ncclComm_t> comms = Init(ranks);
+  std::vector<CUdeviceptr> buf = Buffers(ranks, 4);
+  ranks.RunOn(0, [&] {
+    EXPECT_EQ(AllReduce(buf[0], 4, comms[0], ranks.stream(0)), ncclSuccess);
+    constexpr long kMaxPolls = 2'000'000;
+    CUresult query = CUDA_ERROR_NOT_READY;
+    long polls = 0;
+    while (query == CUDA_ERROR_NOT_READY && polls < kMaxPolls) {
+      query = cuda().cuStreamQuery(ranks.stream(0));
+      ++polls;
+    }
+    ASSERT_EQ(query, CUDA_SUCCESS) << "still NOT_READY after " << polls << " polls";
+    EXPECT_EQ(AsyncError(comms[0]), ncclInvalidUsage);
+    std::string text = nccl().ncclGetLastError(nullptr);
+    EXPECT_THAT(text, HasSubstr("rank 1 never made this call"));
+    EXPECT_THAT(text, HasSubstr("timed out"));
+  });
+  Abort(ranks, comms);
+  FreeAll(ranks);
+}
+
+// The other side of the idle poll: rank 0 polls only the stream while rank 1 is busy in user code
+// (a host sleep: neither blocked in the fake nor polling) before it joins. With the shortest
+// timeout there is, nothing times out: a poller alone does not make the group idle.
+TEST_P(NcclClockTest, StreamQueryLoopWithABusyPeerIsNeverTimedOut) {
+  fakenccl::NcclOptions options;
+  options.timeout_ticks = 1;
+  ASSERT_NO_FATAL_FAILURE(Make(options));
+  RankThreads& ranks = Ranks(2);
+  std::vector<ncclComm_t> comms = Init(ranks);
+  std::vector<CUdeviceptr> buf = Buffers(ranks, 4);
+  ranks.Run([&](int r) {
+    auto rr = static_cast<size_t>(r);
+    if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(AllReduce(buf[rr], 4, comms[rr], ranks.stream(r)), ncclSuccess);
+    CUresult query = CUDA_ERROR_NOT_READY;
+    while (query == CUDA_ERROR_NOT_READY) query = cuda().cuStreamQuery(ranks.stream(r));
+    EXPECT_EQ(query, CUDA_SUCCESS);
+    EXPECT_EQ(AsyncError(comms[rr]), ncclSuccess) << nccl().ncclGetLastError(nullptr);
+    std::vector<float> host(4, 0.0f);
+    EXPECT_EQ(cuda().cuMemcpyDtoH(host.data(), buf[rr], 4 * sizeof(float)), CUDA_SUCCESS);
+    EXPECT_EQ(host, std::vector<float>(4, 3.0f));  // 1 + 2
+    EXPECT_EQ(nccl().ncclCommDestroy(comms[rr]), ncclSuccess);
+    comms[rr] = nullptr;
+  });
   FreeAll(ranks);
 }
 

@@ -1,0 +1,78 @@
+// Copyright 2026 The cuhal Authors.
+#include "fakecuda/internal/graph_model.h"
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+
+#include "fakecuda/internal/driver_state.h"
+
+namespace fakecuda {
+
+GraphState* GraphModel::FindGraph(CUgraph handle) {
+  auto it = graphs_.find(DecodeHandle(HandleKind::kGraph, handle));
+  return it == graphs_.end() ? nullptr : &it->second;
+}
+
+GraphState* GraphModel::AddGraph(std::uint64_t id) {
+  GraphState& g = graphs_[id];
+  g.id = id;
+  return &g;
+}
+
+void GraphModel::DestroyGraph(std::uint64_t id) {
+  auto it = graphs_.find(id);
+  if (it == graphs_.end()) return;
+  for (std::uint64_t node_id : it->second.nodes) {
+    nodes_.erase(node_id);
+    node_graph_.erase(node_id);
+  }
+  graphs_.erase(it);
+}
+
+bool GraphModel::NodeIn(std::uint64_t node_id, std::uint64_t graph_id) const {
+  auto it = node_graph_.find(node_id);
+  return it != node_graph_.end() && it->second == graph_id;
+}
+
+void GraphModel::AddNode(GraphState& graph, GraphNode node) {
+  const std::uint64_t id = node.id;
+  graph.nodes.push_back(id);
+  node_graph_.emplace(id, graph.id);
+  nodes_.emplace(id, std::move(node));
+}
+
+GraphExecState* GraphModel::FindExec(CUgraphExec handle) {
+  auto it = execs_.find(DecodeHandle(HandleKind::kGraphExec, handle));
+  return it == execs_.end() ? nullptr : &it->second;
+}
+
+void GraphModel::AddExec(GraphExecState exec) {
+  const std::uint64_t id = exec.id;
+  execs_.emplace(id, std::move(exec));
+}
+
+void GraphModel::CountLive(Inventory* inventory) const {
+  inventory->graphs += static_cast<int>(graphs_.size());
+  inventory->graph_execs += static_cast<int>(execs_.size());
+}
+
+std::string GraphModel::Describe() const {
+  std::ostringstream os;
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, g] : graphs_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    os << "graph " << id << " (" << graphs_.at(id).nodes.size() << " node(s); cuGraphCreate)\n";
+  }
+  ids.clear();
+  for (const auto& [id, e] : execs_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    os << "executable graph " << id << " (" << execs_.at(id).order->size()
+       << " node(s); cuGraphInstantiateWithFlags)\n";
+  }
+  return os.str();
+}
+
+}  // namespace fakecuda
