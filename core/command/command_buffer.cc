@@ -178,6 +178,9 @@ Status CommandBuffer::Copy(BufferRef source, BufferRef target) {
   CUHAL_RETURN_IF_ERROR(CheckRecording("copy"));
   const std::string what =
       StrCat(params_.name, ": copy from ", RefText(source), " to ", RefText(target));
+  // One side kWholeBuffer: it takes the other side's length.
+  if (source.length == kWholeBuffer && target.length != kWholeBuffer) source.length = target.length;
+  if (target.length == kWholeBuffer && source.length != kWholeBuffer) target.length = source.length;
   CopyCommand command;
   CUHAL_ASSIGN_OR_RETURN(command.source, Record(source, StrCat(what, ": source")));
   CUHAL_ASSIGN_OR_RETURN(command.target, Record(target, StrCat(what, ": target")));
