@@ -13,6 +13,7 @@
 #include "core/device/device.h"
 #include "core/driver/driver.h"
 #include "core/memory/allocator.h"
+#include "sweep/command_scenarios.h"
 #include "sweep/queue_scenarios.h"
 
 namespace cuhal::sweep {
@@ -172,6 +173,7 @@ std::vector<SweepScenario> CoreScenarios() {
   adversarial.driver_options.seed = 7;
   scenarios.push_back(std::move(adversarial));
   for (SweepScenario& queue : QueueScenarios()) scenarios.push_back(std::move(queue));
+  for (SweepScenario& command : CommandScenarios()) scenarios.push_back(std::move(command));
   return scenarios;
 }
 

@@ -352,6 +352,54 @@ Status Channel::Reduce(const Buffer& send, std::size_t send_offset, Buffer& recv
   });
 }
 
+const char* CollectiveKindName(CollectiveKind kind) noexcept {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "AllReduce";
+    case CollectiveKind::kBroadcast: return "Broadcast";
+    case CollectiveKind::kReduce: return "Reduce";
+    case CollectiveKind::kAllGather: return "AllGather";
+    case CollectiveKind::kReduceScatter: return "ReduceScatter";
+  }
+  return "CollectiveKind(?)";
+}
+
+Status Channel::CollectiveOnAddresses(CollectiveKind kind, CUdeviceptr send, CUdeviceptr recv,
+                                      std::size_t count, DataType type, ReductionOp op,
+                                      int root) {
+  const std::string context =
+      StrCat(CollectiveKindName(kind), " (recorded) on channel rank ", rank_, " of ", count_);
+  CUHAL_RETURN_IF_ERROR(CheckUsable(CollectiveKindName(kind)));
+  const bool reduces = kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduce ||
+                       kind == CollectiveKind::kReduceScatter;
+  CUHAL_RETURN_IF_ERROR(CheckTypeAndOp(type, reduces ? &op : nullptr), context);
+  if (kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce) {
+    CUHAL_RETURN_IF_ERROR(CheckRank("root", root, count_), context);
+  }
+  void* s = reinterpret_cast<void*>(static_cast<std::uintptr_t>(send));
+  void* r = reinterpret_cast<void*>(static_cast<std::uintptr_t>(recv));
+  auto stream = reinterpret_cast<cudaStream_t>(queue_->stream());
+  return Enqueue(context, [&] {
+    switch (kind) {
+      case CollectiveKind::kAllReduce:
+        return CUHAL_NCCL(nccl_, ncclAllReduce, s, r, count, NcclType(type), NcclOp(op),
+                          comm_.get(), stream);
+      case CollectiveKind::kBroadcast:
+        return CUHAL_NCCL(nccl_, ncclBroadcast, s, r, count, NcclType(type), root, comm_.get(),
+                          stream);
+      case CollectiveKind::kReduce:
+        return CUHAL_NCCL(nccl_, ncclReduce, s, r, count, NcclType(type), NcclOp(op), root,
+                          comm_.get(), stream);
+      case CollectiveKind::kAllGather:
+        return CUHAL_NCCL(nccl_, ncclAllGather, s, r, count, NcclType(type), comm_.get(),
+                          stream);
+      case CollectiveKind::kReduceScatter:
+        return CUHAL_NCCL(nccl_, ncclReduceScatter, s, r, count, NcclType(type), NcclOp(op),
+                          comm_.get(), stream);
+    }
+    return InvalidArgumentError("unknown collective kind");
+  });
+}
+
 Status Channel::AllGather(const Buffer& send, std::size_t send_offset, Buffer& recv,
                           std::size_t recv_offset, std::size_t send_count, DataType type) {
   const std::string context = StrCat("AllGather on channel rank ", rank_, " of ", count_);

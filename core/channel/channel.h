@@ -72,6 +72,10 @@ enum class ReductionOp : int {
   kMax,
   kAverage,  // NCCL's ncclAvg (the sum divided by the channel's count)
 };
+// The collectives a recorded command buffer can hold (Channel::CollectiveOnAddresses).
+enum class CollectiveKind { kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter };
+// "AllReduce", "Broadcast", ...
+[[nodiscard]] const char* CollectiveKindName(CollectiveKind kind) noexcept;
 // Bytes per element; 0 for a value outside the enum.
 [[nodiscard]] std::size_t DataTypeSize(DataType type) noexcept;
 // "float32", "sum"; "DataType(<n>)" / "ReductionOp(<n>)" for a value outside the enum.
@@ -164,6 +168,14 @@ class Channel {
                             DataType type, int peer);
   [[nodiscard]] Status Recv(Buffer& recv, std::size_t recv_offset, std::size_t count,
                             DataType type, int peer);
+
+  // One collective on raw device addresses, without the buffer checks (the caller checked the
+  // ranges; `count` as in the methods above: per rank for AllGather's send and ReduceScatter's
+  // recv): what a recorded command buffer runs (core/command), so that it does not depend on the
+  // Buffer objects. The type, op and root are checked; enqueued on this channel's queue.
+  [[nodiscard]] Status CollectiveOnAddresses(CollectiveKind kind, CUdeviceptr send,
+                                             CUdeviceptr recv, std::size_t count, DataType type,
+                                             ReductionOp op, int root);
 
  private:
   friend class Device;  // the maker (Device::CreateChannel)

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/command/command_buffer.h"
 #include "core/device/device.h"
 #include "core/device/queue_scheduler.h"
 #include "core/driver/context_scope.h"
@@ -242,6 +243,26 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch 
     auto batch = std::make_shared<TransferBatch>(std::move(work));
     action->work = [batch](QueueAction& a) { return batch->Run(*a.queue); };
   }
+  return scheduler_->Submit(std::move(action));
+}
+
+Status Queue::Execute(SemaphoreList waits, SemaphoreList signals,
+                      std::shared_ptr<const CommandBuffer> command_buffer,
+                      std::span<const Binding> bindings) {
+  if (command_buffer == nullptr) {
+    return InvalidArgumentError(StrCat("queue ", index_, ": execute of a null command buffer"));
+  }
+  const std::string what = StrCat("queue ", index_, ": execute of ", command_buffer->params().name,
+                                  " (", command_buffer->commands().size(), " command(s))");
+  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  CUHAL_RETURN_IF_ERROR(command_buffer->CheckRunsOn(stream_.get()), what);
+  CUHAL_ASSIGN_OR_RETURN(std::vector<ResolvedBinding> resolved, command_buffer->Resolve(bindings),
+                         what);
+  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  action->work = [command_buffer = std::move(command_buffer),
+                  resolved = std::move(resolved)](QueueAction& a) {
+    return command_buffer->Issue(a.queue->stream(), resolved);
+  };
   return scheduler_->Submit(std::move(action));
 }
 

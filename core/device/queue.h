@@ -21,8 +21,10 @@
 
 namespace cuhal {
 
+class CommandBuffer;
 class Device;
 class QueueScheduler;
+struct Binding;  // core/command/command_buffer.h
 
 // A wait or signal list of a queue operation: (semaphore, value) pairs.
 using SemaphoreList = std::span<const SemaphoreValue>;
@@ -120,6 +122,17 @@ class Queue {
   [[nodiscard]] Status Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer);
   // Runs `work`'s transfers in order on this queue's stream after `waits`, then signals.
   [[nodiscard]] Status Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch work);
+  // Runs `command_buffer` (ended: CommandBuffer::End) on this queue's stream after `waits`, then
+  // signals, with the same wait/signal semantics as the other queue operations. `bindings` (a
+  // reusable command buffer's binding table; empty for a one-shot one) is checked and resolved to
+  // addresses now, before anything is submitted (the span need not outlive the call; the bound
+  // buffers' memory must stay allocated until the signals are reached). INVALID_ARGUMENT /
+  // OUT_OF_RANGE for a bad table, FAILED_PRECONDITION for a command buffer still recording, a
+  // one-shot one submitted twice or a collective whose channel is on another queue: nothing is
+  // submitted then. The operation keeps a reference to the command buffer until it retires.
+  [[nodiscard]] Status Execute(SemaphoreList waits, SemaphoreList signals,
+                               std::shared_ptr<const CommandBuffer> command_buffer,
+                               std::span<const Binding> bindings = {});
   // Signals `signals` once `waits` are reached (and, on the device, after nothing else).
   [[nodiscard]] Status Barrier(SemaphoreList waits, SemaphoreList signals);
   // Asks the device's worker to look at deferred operations again. Never blocks.
