@@ -4,12 +4,12 @@
 // object, and never hang (every wait in them has a bound, so a hang would be a failure).
 #include <gtest/gtest.h>
 
-#include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "fakecuda/fake_driver.h"
 #include "sweep/queue_scenarios.h"
+#include "tests/support/seed_sweep.h"
 
 namespace cuhal::sweep {
 namespace {
@@ -19,27 +19,11 @@ constexpr std::uint64_t kSeeds = 64;
 class QueueSeedsTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(QueueSeedsTest, EverySeedSucceedsWithoutLeaks) {
-  const SweepScenario scenario = QueueScenarios().at(static_cast<std::size_t>(GetParam()));
-  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
-    fakecuda::DriverOptions options;
-    options.policy = fakecuda::SchedulePolicy::kAdversarial;
-    options.seed = seed;
-    fakecuda::ScopedDriver driver(options);
-    CudaApi api;
-    fakecuda::FillCudaApi(&api);
-    const Status status = scenario.run(&api);
-    EXPECT_TRUE(status.ok()) << scenario.name << ", seed " << seed << ": " << status;
-    EXPECT_EQ(driver->LiveObjects().Total(), 0)
-        << scenario.name << ", seed " << seed << ": " << driver->LeakReport();
-  }
+  RunUnderAdversarialSeeds(QueueScenarios().at(static_cast<std::size_t>(GetParam())), kSeeds);
 }
 
 std::string Name(const ::testing::TestParamInfo<int>& info) {
-  std::string name = QueueScenarios().at(static_cast<std::size_t>(info.param)).name;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
+  return ScenarioTestName(QueueScenarios().at(static_cast<std::size_t>(info.param)).name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, QueueSeedsTest,
