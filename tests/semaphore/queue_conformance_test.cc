@@ -162,6 +162,26 @@ TEST_P(QueueConformanceTest, BarrierWithoutWaitsSignals) {
   CUHAL_EXPECT_OK(s->Wait(1, Bound()));
 }
 
+// Device::Synchronize waits for the streams AND for the worker to retire what completed: right
+// after it, every issued operation's signals hold their values (no Wait needed), and nothing is
+// in flight. (It once returned after the streams only; the signals came a moment later.)
+TEST_P(QueueConformanceTest, DeviceSynchronizeLeavesEverySignalAtItsValue) {
+  constexpr std::uint64_t kOperations = 16;  // per queue
+  std::shared_ptr<Semaphore> s[2] = {NewSemaphore(), NewSemaphore()};
+  for (std::uint64_t v = 1; v <= kOperations; ++v) {
+    for (int q = 0; q < 2; ++q) {
+      const SemaphoreValue signal[] = {{s[q].get(), v}};
+      CUHAL_ASSERT_OK(device_->queue(q).Barrier({}, signal));
+    }
+  }
+  CUHAL_ASSERT_OK(device_->Synchronize());
+  for (int q = 0; q < 2; ++q) {
+    CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s[q]->Query());
+    EXPECT_EQ(value, kOperations) << "queue " << q;
+  }
+  EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 0u);
+}
+
 // Host-to-device: an operation that waits on a value only the host will signal is deferred and
 // cannot run before the host signals.
 TEST_P(QueueConformanceTest, HostSignalReleasesDeferredExecute) {
