@@ -20,8 +20,11 @@
 // the clock ran, on every thread (the submitting thread and the device's worker); "per
 // operation" except in BM_QueueToQueueWait, where they are per A + B pair:
 //   calls        all driver calls per operation
-//   host_syncs   cuStreamSynchronize + cuEventSynchronize + cuCtxSynchronize + cuEventQuery +
-//                cuStreamQuery per operation: a host round trip to the driver (0 expected)
+//   host_syncs   cuStreamSynchronize + cuEventSynchronize + cuCtxSynchronize per operation: a
+//                blocking host round trip to the device (0 expected)
+//   queries      cuEventQuery + cuStreamQuery per operation: non-blocking completion checks (the
+//                device's worker queries each operation's event once a host function says its
+//                queue progressed; about 1 expected, none on the submitting thread)
 //   <entry>      per-operation count of every entry that was called (cuEventRecord,
 //                cuStreamWaitEvent, cuLaunchHostFunc, cuMemAllocFromPoolAsync, ...)
 //   deferred     (queue-to-queue and pipeline only) how often, sampled after a submission, the
@@ -276,10 +279,11 @@ class Fixture {
     }
     const std::uint64_t syncs = counted_[kEntry_cuStreamSynchronize] +
                                 counted_[kEntry_cuEventSynchronize] +
-                                counted_[kEntry_cuCtxSynchronize] + counted_[kEntry_cuEventQuery] +
-                                counted_[kEntry_cuStreamQuery];
+                                counted_[kEntry_cuCtxSynchronize];
+    const std::uint64_t queries = counted_[kEntry_cuEventQuery] + counted_[kEntry_cuStreamQuery];
     state_.counters["calls"] = static_cast<double>(total) / ops;
     state_.counters["host_syncs"] = static_cast<double>(syncs) / ops;
+    state_.counters["queries"] = static_cast<double>(queries) / ops;
     state_.counters["deferred"] = static_cast<double>(deferred_seen_) / ops;
   }
 
@@ -326,7 +330,8 @@ cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60));
 // --- submission of ready operations -----------------------------------------------------------
 
 // Queue::Alloca of 4 KiB from the device-local pool, nothing to wait for, signalling S = n:
-// cuMemAllocFromPoolAsync, cuEventRecord and cuLaunchHostFunc on the caller's thread.
+// cuMemAllocFromPoolAsync and cuEventRecord on the caller's thread (cuLaunchHostFunc only when
+// the queue has no host function pending: about once per batch, see core/device/queue_scheduler.h).
 void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -356,7 +361,8 @@ void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
 }
 
 // Queue::Dealloca of a 4 KiB pool buffer, nothing to wait for, signalling S = n: cuMemFreeAsync,
-// cuEventRecord and cuLaunchHostFunc. The buffers are allocated (Alloca) while the clock stops.
+// cuEventRecord (and a shared cuLaunchHostFunc). The buffers are allocated (Alloca) while the
+// clock stops.
 void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -394,7 +400,8 @@ void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
 }
 
 // Queue::Execute of a recorded batch (a 4 KiB fill of A, a 4 KiB copy A -> B), nothing to wait
-// for, signalling S = n: cuMemsetD32Async, cuMemcpyAsync, cuEventRecord, cuLaunchHostFunc. The
+// for, signalling S = n: cuMemsetD32Async, cuMemcpyAsync, cuEventRecord (and a shared
+// cuLaunchHostFunc). The
 // batches are recorded while the clock stops.
 void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
@@ -433,7 +440,8 @@ void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
   f.Report();
 }
 
-// Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord and cuLaunchHostFunc.
+// Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord (and a shared
+// cuLaunchHostFunc).
 void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
@@ -486,8 +494,9 @@ void BM_WakeHostToHost(benchmark::State& state, const BackendKind* kind) {
 }
 
 // Queue to host: a Barrier on queue 0 signals S = n; this thread waits for S = n. The time is
-// from submission to the host's wake: cuEventRecord + cuLaunchHostFunc, the driver running the
-// host function, the device's worker retiring the operation (Advance), the waiter waking. The
+// from submission to the host's wake: cuEventRecord + cuLaunchHostFunc (the queue is idle), the
+// driver running the host function, the device's worker querying the event and retiring the
+// operation (Advance), the waiter waking. The
 // Time column (wall) is the latency; the counter wake_us says the same in microseconds.
 void BM_WakeQueueToHost(benchmark::State& state, const BackendKind* kind) {
   Fixture f(state, *kind);
@@ -539,8 +548,8 @@ class StreamGate {
 
 // Queue A signals S = n (a Barrier), queue B waits for S = n and signals T = n (a Barrier); one
 // iteration is both submissions, and the counters are PER ITERATION (per A + B pair): expected
-// cuEventRecord=2 (A's and B's signals), cuLaunchHostFunc=2, cuStreamWaitEvent=1 (B on A's
-// event), host_syncs=0, deferred=0. Queue A's stream is held by a gate host
+// cuEventRecord=2 (A's and B's signals), cuLaunchHostFunc well under 2 (shared by the
+// operations of a batch), cuStreamWaitEvent=1 (B on A's event), host_syncs=0, deferred=0. Queue A's stream is held by a gate host
 // function for each batch, so every wait of B is on an operation of A still in flight: the
 // device-side path (cuEventRecord on A, cuStreamWaitEvent on B), with no host round trip
 // (host_syncs = 0) and nothing deferred (deferred = 0). The gate opens when the clock stops.

@@ -33,6 +33,9 @@ StatusOr<std::unique_ptr<Device>> OpenTwoQueues(const Driver& driver) {
   DeviceParams params;
   params.queue_count = 2;
   params.event_pool_capacity = 16;
+  // One completion host function per operation: a deterministic call sequence for the fault
+  // sweep (sweep/queue_scenarios.h, "Determinism").
+  params.batch_completions = false;
   return Device::Create(driver, 0, params);
 }
 

@@ -7,8 +7,11 @@
 //
 // Determinism for the sweep (each call index must name the same entry in every run): the
 // scenario thread makes no driver call while the device's worker issues deferred work (it waits
-// on the semaphore that work signals), and with the eager policy a host function runs inside the
-// cuLaunchHostFunc that enqueues it, so the worker never polls.
+// on the semaphore that work signals), and the sweep's devices enqueue one completion host
+// function per operation (DeviceParams::batch_completions = false): with batching, which
+// operations share a host function, and so which driver calls the worker makes, depends on when
+// the driver's thread runs them. The seeds tests run the scenarios with batching (the default),
+// where only the outcome, not the call sequence, must be the same under every seed.
 #ifndef CUHAL_SWEEP_QUEUE_SCENARIOS_H_
 #define CUHAL_SWEEP_QUEUE_SCENARIOS_H_
 
@@ -18,13 +21,14 @@
 
 namespace cuhal::sweep {
 
-Status SemaphoreScenario(const CudaApi* api);
-Status QueueAllocaDeallocaScenario(const CudaApi* api);
-Status QueueExecuteScenario(const CudaApi* api);
-Status TwoQueuePipelineScenario(const CudaApi* api);
+Status SemaphoreScenario(const CudaApi* api, bool batch_completions);
+Status QueueAllocaDeallocaScenario(const CudaApi* api, bool batch_completions);
+Status QueueExecuteScenario(const CudaApi* api, bool batch_completions);
+Status TwoQueuePipelineScenario(const CudaApi* api, bool batch_completions);
 
-// The four, in this order, with the device core's cleanup calls.
-std::vector<SweepScenario> QueueScenarios();
+// The four, in this order, with the device core's cleanup calls; `batch_completions`: the
+// devices' DeviceParams::batch_completions (false for fault sweeps, see above).
+std::vector<SweepScenario> QueueScenarios(bool batch_completions = false);
 
 }  // namespace cuhal::sweep
 

@@ -3,12 +3,14 @@
 #ifndef CUHAL_CORE_BASE_STATUS_H_
 #define CUHAL_CORE_BASE_STATUS_H_
 
+#include <charconv>
 #include <memory>
 #include <ostream>
 #include <source_location>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -106,12 +108,46 @@ inline Status OkStatus() { return Status(); }
 // `path` relative to the repository: see Status::file().
 [[nodiscard]] std::string_view RepositoryRelativePath(std::string_view path) noexcept;
 
-// Concatenates anything streamable: StrCat("device ", 3, ": ", name).
+namespace status_internal {
+
+// Pieces StrCat appends without a stream: strings, characters and integers (bool, signed and
+// unsigned char keep the stream's formatting, so they take the stream path).
+template <typename T>
+inline constexpr bool kFastPiece =
+    std::is_convertible_v<const T&, std::string_view> ||
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, signed char> &&
+     !std::is_same_v<T, unsigned char>);
+
+template <typename T>
+void AppendPiece(std::string& out, const T& piece) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    out.append(std::string_view(piece));
+  } else if constexpr (std::is_same_v<T, char>) {
+    out.push_back(piece);
+  } else {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), piece);
+    out.append(digits, end);
+  }
+}
+
+}  // namespace status_internal
+
+// Concatenates anything streamable: StrCat("device ", 3, ": ", name). Strings, characters and
+// integers are appended directly (no stream: StrCat is on hot paths, e.g. each queue
+// operation's description); anything else (pointers, floating point, manipulators such as
+// std::hex, types with an operator<<) formats the whole call through a stream.
 template <typename... Args>
 std::string StrCat(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
+  if constexpr ((status_internal::kFastPiece<Args> && ...)) {
+    std::string out;
+    (status_internal::AppendPiece(out, args), ...);
+    return out;
+  } else {
+    std::ostringstream os;
+    (os << ... << args);
+    return os.str();
+  }
 }
 
 // Factories, one per code; they record the caller's location. Build messages with StrCat:

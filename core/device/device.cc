@@ -69,6 +69,7 @@ Status Device::CreateResources() {
     queues_.push_back(std::move(queue));
   }
   scheduler_ = std::make_unique<QueueScheduler>(api_, context_, identifier_,
+                                                params_.batch_completions,
                                                 params_.event_pool_capacity);
   for (const std::unique_ptr<Queue>& queue : queues_) {
     queue->device_ = this;

@@ -38,6 +38,13 @@ struct DeviceParams {
   // holds this many is destroyed. 0 keeps none (every timepoint creates and destroys its event).
   // In [0, 2^20].
   std::size_t event_pool_capacity = 32;
+  // How the device learns that queue operations completed (core/device/queue_scheduler.h,
+  // COMPLETION). true: a queue has at most one completion host function (cuLaunchHostFunc)
+  // pending, shared by every operation issued while it is, so ready submissions cost one
+  // cuEventRecord each. false: one host function per operation (~5 us of host time each on an
+  // H200), so that which driver calls are made, in which order, never depends on timing: the
+  // fault sweeps (sweep/) use it, since they inject a failure by call index.
+  bool batch_completions = true;
 
   // OK, or INVALID_ARGUMENT naming the first bad field and its value, e.g.
   // "DeviceParams.queue_count must be in [1, 64], got 0". A pool's minimum capacity above its

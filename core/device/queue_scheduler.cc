@@ -26,10 +26,11 @@ std::string DescribeWaits(const QueueAction& action) {
 }  // namespace
 
 QueueScheduler::QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
-                               std::size_t event_pool_capacity)
+                               bool batch_completions, std::size_t event_pool_capacity)
     : api_(api),
       context_(context),
       device_name_(std::move(device_name)),
+      batch_completions_(batch_completions),
       pool_(api, event_pool_capacity) {
   worker_ = std::thread([this] { WorkerMain(); });
 }
@@ -60,8 +61,10 @@ void QueueScheduler::FinishShutdown() {
 
 QueueScheduler::Counts QueueScheduler::counts() const {
   MutexLock lock(mu_);
+  std::size_t in_flight = retiring_;
+  for (const auto& [queue, lane] : lanes_) in_flight += lane->in_flight.size();
   return Counts{.deferred = deferred_count_ + in_transit_ + incoming_.size(),
-                .in_flight = in_flight_.size() + retiring_.size()};
+                .in_flight = in_flight};
 }
 
 void QueueScheduler::OnSemaphoreChanged() noexcept {
@@ -73,21 +76,32 @@ void QueueScheduler::OnSemaphoreChanged() noexcept {
 void QueueScheduler::Flush() { OnSemaphoreChanged(); }
 
 void CUDA_CB QueueScheduler::OnHostFunction(void* user_data) {
-  // Runs on a driver thread, inside the driver: record and wake, nothing else (invariant 1).
-  auto* action = static_cast<QueueAction*>(user_data);
-  QueueScheduler* self = action->scheduler;
-  const std::uint64_t id = action->id;
-  try {
-    MutexLock lock(self->mu_);
-    if (auto it = self->in_flight_.find(id); it != self->in_flight_.end()) {
-      it->second.completed = true;
-    }
-    self->completions_.push_back(id);
-    self->cv_.NotifyAll();
-  } catch (...) {
-    std::fputs("cuhal: out of memory recording a queue operation's completion\n", stderr);
-    std::abort();
+  // Runs on a driver thread, inside the driver: link and wake, nothing else (invariant 1). No
+  // allocation either: nothing here can fail.
+  auto* callback = static_cast<Callback*>(user_data);
+  QueueScheduler* self = callback->lane->scheduler;
+  MutexLock lock(self->mu_);
+  --callback->lane->callbacks_pending;
+  callback->next_fired = self->fired_;
+  self->fired_ = callback;
+  self->cv_.NotifyAll();
+}
+
+QueueScheduler::Lane* QueueScheduler::LaneFor(Queue* queue) {
+  std::unique_ptr<Lane>& lane = lanes_[queue];
+  if (lane == nullptr) {
+    lane = std::make_unique<Lane>();
+    lane->scheduler = this;
+    lane->stream = queue->stream();
   }
+  return lane.get();
+}
+
+bool QueueScheduler::LanesIdle() const {
+  for (const auto& [queue, lane] : lanes_) {
+    if (!lane->in_flight.empty() || lane->callbacks_pending != 0) return false;
+  }
+  return true;
 }
 
 QueueScheduler::Readiness QueueScheduler::Evaluate(QueueAction& action,
@@ -211,14 +225,14 @@ Status QueueScheduler::EnqueueSteps(QueueAction& action,
     if (action.work_at_submit) action.work = nullptr;  // it ran; nothing it refers to outlives it
     CUHAL_RETURN_IF_ERROR(std::move(ran));
   }
-  if (!action.signals.empty()) {
-    CUHAL_ASSIGN_OR_RETURN(CUevent event, pool_.Acquire());
-    action.timepoint = Timepoint::Create(&pool_, event, this);
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuEventRecord, event, stream),
-                          "recording the operation's timepoint");
-    for (const SemaphoreValue& s : action.signals) {
-      s.semaphore->AddTimepoint(s.value, action.timepoint);
-    }
+  // Every operation records its completion event (invariant 4); it is also the timepoint of what
+  // the operation signals.
+  CUHAL_ASSIGN_OR_RETURN(CUevent event, pool_.Acquire());
+  action.timepoint = Timepoint::Create(&pool_, event, this);
+  CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuEventRecord, event, stream),
+                        "recording the operation's timepoint");
+  for (const SemaphoreValue& s : action.signals) {
+    s.semaphore->AddTimepoint(s.value, action.timepoint);
   }
   return OkStatus();
 }
@@ -241,38 +255,61 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
     return enqueued;
   }
 
-  QueueAction* raw = action.get();
-  const std::uint64_t id = action->id;
+  // Into the lane, numbered after its event record; the thread that finds the lane without a host
+  // function enqueues one, covering this number (invariant 5).
   const CUstream stream = action->queue->stream();
+  const std::uint64_t id = action->id;
+  Callback* callback = nullptr;
   {
     MutexLock lock(mu_);
-    in_flight_[id].action = std::move(action);
+    Lane* lane = LaneFor(action->queue);
+    action->number = ++lane->numbered;
+    lane->in_flight.push_back(std::move(action));
+    if (batch_completions_ && lane->callbacks_pending != 0) return scope->Exit();
+    ++lane->callbacks_pending;
+    callback = new Callback{.lane = lane, .covers = lane->numbered};
   }
-  Status launched = CUHAL_CU(api_, cuLaunchHostFunc, stream, &OnHostFunction, raw);
-  if (!launched.ok()) {
-    std::unique_ptr<QueueAction> back;
-    {
-      MutexLock lock(mu_);
-      auto it = in_flight_.find(id);
-      back = std::move(it->second.action);
-      in_flight_.erase(it);
+  Status launched = CUHAL_CU(api_, cuLaunchHostFunc, stream, &OnHostFunction, callback);
+  if (launched.ok()) return scope->Exit();
+
+  // No host function: take the operation back, hand the lane's others to the worker, and fail it
+  // once its work is done. (When completions are not batched, a host function enqueued after it
+  // by another thread may have covered it already: then it completes as any other, and the
+  // failure is reported, not returned.)
+  Lane* lane = callback->lane;
+  delete callback;
+  std::unique_ptr<QueueAction> back;
+  {
+    MutexLock lock(mu_);
+    --lane->callbacks_pending;
+    for (auto it = lane->in_flight.begin(); it != lane->in_flight.end(); ++it) {
+      if ((*it)->id == id) {
+        back = std::move(*it);
+        lane->in_flight.erase(it);
+        break;
+      }
     }
-    // The work is enqueued and nothing will report its completion: wait for it before releasing
-    // what it uses.
-    ReportDroppedStatus(CUHAL_CU(api_, cuStreamSynchronize, stream)
-                            .AddContext(StrCat(back->what, ": waiting for its work after its "
-                                               "completion callback could not be enqueued")));
-    launched.AddContext(StrCat(back->what, ": enqueueing its completion callback"));
-    ReportDroppedStatus(scope->Exit());
-    FailAction(std::move(back), launched);
-    return launched;
+    if (!lane->in_flight.empty() && lane->callbacks_pending == 0) {
+      lane->relaunch = true;
+      relaunch_ = true;
+      cv_.NotifyAll();
+    }
   }
-  {
-    MutexLock lock(mu_);
-    if (auto it = in_flight_.find(id); it != in_flight_.end()) it->second.launched = true;
-    cv_.NotifyAll();
+  if (back == nullptr) {
+    launched.AddContext(StrCat("queue operation ", id, ": enqueueing its completion callback "
+                               "(a later one reported its completion)"));
+    ReportDroppedStatus(launched);
+    return scope->Exit();
   }
-  return scope->Exit();
+  // The work is enqueued and nothing will report its completion: wait for it before releasing
+  // what it uses.
+  ReportDroppedStatus(CUHAL_CU(api_, cuStreamSynchronize, stream)
+                          .AddContext(StrCat(back->what, ": waiting for its work after its "
+                                             "completion callback could not be enqueued")));
+  launched.AddContext(StrCat(back->what, ": enqueueing its completion callback"));
+  ReportDroppedStatus(scope->Exit());
+  FailAction(std::move(back), launched);
+  return launched;
 }
 
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
@@ -286,9 +323,11 @@ void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status stat
 }
 
 void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
-  // A wait ordered device-side whose semaphore failed since: the failure travels on.
-  Status failure;
+  // A failed completion query (a sticky context error), or a wait ordered device-side whose
+  // semaphore failed since: the failure travels on.
+  Status failure = std::move(action->completion);
   for (std::size_t i : action->device_waits) {
+    if (!failure.ok()) break;
     const SemaphoreValue& w = action->waits[i];
     if (StatusOr<std::uint64_t> v = w.semaphore->Query(); !v.ok()) {
       failure = Status(v.status()).AddContext(
@@ -315,60 +354,182 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
 
 void QueueScheduler::RetireAll(std::vector<std::unique_ptr<QueueAction>> done) {
   if (done.empty()) return;
-  std::vector<std::uint64_t> ids;
-  ids.reserve(done.size());
-  for (std::unique_ptr<QueueAction>& a : done) {
-    ids.push_back(a->id);
-    Retire(std::move(a));
-  }
+  const std::size_t n = done.size();
+  for (std::unique_ptr<QueueAction>& a : done) Retire(std::move(a));
   MutexLock lock(mu_);
-  for (std::uint64_t id : ids) retiring_.erase(id);
-  retired_cv_.NotifyAll();
+  retiring_ -= n;
 }
 
 void QueueScheduler::WaitForCompletedToRetire() {
   MutexLock lock(mu_);
-  auto pending = [this]() CUHAL_REQUIRES(mu_) {
-    if (!completions_.empty() || !retiring_.empty()) return true;
-    for (const auto& [id, f] : in_flight_) {
-      if (f.completed) return true;
+  if (exit_) return;  // the worker is gone or going: FinishShutdown retires everything
+  const std::uint64_t ticket = ++sweep_requested_;
+  cv_.NotifyAll();
+  while (sweep_done_ < ticket && !exit_) retired_cv_.Wait(mu_);
+}
+
+void QueueScheduler::TakeCovered(std::vector<std::unique_ptr<QueueAction>>* done) {
+  for (Callback* c = std::exchange(fired_, nullptr); c != nullptr;) {
+    c->lane->covered = std::max(c->lane->covered, c->covers);
+    delete std::exchange(c, c->next_fired);
+  }
+  for (const auto& [queue, lane] : lanes_) {
+    std::deque<std::unique_ptr<QueueAction>>& ops = lane->in_flight;
+    while (!ops.empty() && ops.front()->number <= lane->covered) {
+      done->push_back(std::move(ops.front()));
+      ops.pop_front();
+      ++retiring_;
     }
-    return false;
+  }
+}
+
+void QueueScheduler::CompleteLanes(bool query_all, bool relaunch,
+                                   std::vector<std::unique_ptr<QueueAction>>* done) {
+  // 1. What the host functions that ran cover (no driver call), and what remains to query.
+  struct Query {
+    Lane* lane;
+    std::vector<QueueAction*> actions;  // the lane's first ones, in order
+    std::size_t complete = 0;
   };
-  while (pending()) retired_cv_.Wait(mu_);
+  std::vector<Query> queries;
+  {
+    MutexLock lock(mu_);
+    TakeCovered(done);
+    for (const auto& [queue, lane] : lanes_) {
+      const std::deque<std::unique_ptr<QueueAction>>& ops = lane->in_flight;
+      if ((query_all || lane->poll) && !ops.empty()) {
+        Query q{.lane = lane.get(), .actions = {}};
+        for (const std::unique_ptr<QueueAction>& a : ops) q.actions.push_back(a.get());
+        queries.push_back(std::move(q));
+      }
+    }
+  }
+
+  // 2. The events no host function covered (the lanes only grow at the back meanwhile, and only
+  // this thread takes operations out of them).
+  for (Query& q : queries) {
+    for (QueueAction* a : q.actions) {
+      if (api_->cuEventQuery == nullptr) {
+        a->completion = MissingEntryStatus("libcuda", "cuEventQuery");
+      } else {
+        const CUresult r = api_->cuEventQuery(a->timepoint->event());
+        if (r == CUDA_ERROR_NOT_READY) break;  // stream order: nothing after it is complete
+        if (r != CUDA_SUCCESS) {
+          a->completion = CudaResultToStatus(api_, r, "cuEventQuery")
+                              .AddContext(StrCat(a->what, ": waiting for its completion"));
+        }
+      }
+      ++q.complete;
+    }
+  }
+
+  // 3. Take the queried complete ones; decide the host functions to enqueue.
+  std::vector<Callback*> launch;
+  {
+    MutexLock lock(mu_);
+    for (Query& q : queries) {
+      std::deque<std::unique_ptr<QueueAction>>& ops = q.lane->in_flight;
+      for (std::size_t i = 0; i < q.complete; ++i) {
+        done->push_back(std::move(ops.front()));
+        ops.pop_front();
+      }
+      retiring_ += q.complete;
+    }
+    // Again: a host function that ran since step 1 covers what it covers (else its lane would
+    // look uncovered, and get a host function it does not need).
+    TakeCovered(done);
+    relaunch_ = false;
+    for (const auto& [queue, lane] : lanes_) {
+      const bool needs = !lane->in_flight.empty() && lane->callbacks_pending == 0;
+      lane->relaunch = false;
+      // A polled lane stays polled until it is empty (no host function retried every poll).
+      if (lane->poll && lane->in_flight.empty()) lane->poll = false;
+      if (!needs || lane->poll) continue;
+      if (!relaunch) {
+        lane->poll = true;
+        continue;
+      }
+      ++lane->callbacks_pending;
+      launch.push_back(new Callback{.lane = lane.get(), .covers = lane->numbered});
+    }
+  }
+  // 4. The host functions, before anything is retired (invariant 8). An explicit stream needs no
+  // current context. One that cannot be enqueued leaves its lane polled.
+  for (Callback* c : launch) {
+    Status launched = CUHAL_CU(api_, cuLaunchHostFunc, c->lane->stream, &OnHostFunction, c);
+    if (launched.ok()) continue;
+    ReportDroppedStatus(launched.AddContext(
+        StrCat("device ", device_name_,
+               ": enqueueing a queue's completion callback (its operations' events are polled "
+               "instead)")));
+    MutexLock lock(mu_);
+    --c->lane->callbacks_pending;
+    c->lane->poll = true;
+    delete c;
+  }
 }
 
 void QueueScheduler::WorkerMain() {
+  using std::chrono::milliseconds;
   while (true) {
     std::vector<std::unique_ptr<QueueAction>> incoming;
     std::vector<std::unique_ptr<QueueAction>> done;
     bool stopping = false;
+    bool query_all = false;  // a sweep, or teardown
+    bool relaunch = true;
+    std::uint64_t sweep = 0;
     {
       MutexLock lock(mu_);
       while (true) {
-        if (!incoming_.empty() || !completions_.empty() || changed_ ||
-            (stopping_ && !deferred_failed_)) {
+        if (!incoming_.empty() || fired_ != nullptr || relaunch_ || changed_ ||
+            sweep_requested_ != sweep_done_ || (stopping_ && !deferred_failed_)) {
           break;
         }
-        if (exit_ && in_flight_.empty()) return;
+        bool polling = false;
+        for (const auto& [queue, lane] : lanes_) polling = polling || lane->poll;
+        if (exit_) {
+          if (LanesIdle()) return;
+          // Teardown: the queues are synchronized, so what remains completes: query it rather
+          // than enqueue more host functions, and wait for those pending (they run by themselves;
+          // one that never does, after a sticky error, is given up on after 10 s).
+          if (exit_waited_ == milliseconds(0)) exit_waited_ = milliseconds(1);
+          if (exit_waited_ > milliseconds(10000)) {
+            std::size_t pending = 0;
+            for (const auto& [queue, lane] : lanes_) {
+              pending += static_cast<std::size_t>(lane->callbacks_pending);
+            }
+            ReportDroppedStatus(InternalError(StrCat(
+                "destroying device ", device_name_, ": ", pending,
+                " completion host function(s) never ran (a sticky error?); their lanes are "
+                "leaked rather than freed under them")));
+            for (auto& [queue, lane] : lanes_) {
+              if (lane->callbacks_pending != 0) static_cast<void>(lane.release());
+            }
+            lanes_.clear();
+            return;
+          }
+          polling = true;
+        }
+        if (polling) {
+          // A lane without a host function is polled (cuEventQuery) every millisecond.
+          cv_.WaitFor(mu_, milliseconds(1));
+          if (exit_) exit_waited_ += milliseconds(1);
+          break;
+        }
         // Host functions run by themselves (a driver thread runs them), so the worker sleeps
         // until one reports, a watched semaphore changes, or work arrives: no polling.
         cv_.Wait(mu_);
       }
       incoming.swap(incoming_);
       in_transit_ = incoming.size();
-      for (std::uint64_t id : completions_) {
-        auto it = in_flight_.find(id);
-        if (it == in_flight_.end()) continue;
-        retiring_.insert(id);
-        done.push_back(std::move(it->second.action));
-        in_flight_.erase(it);
-      }
-      completions_.clear();
       changed_ = false;
       stopping = stopping_;
+      sweep = sweep_requested_;
+      query_all = exit_ || sweep != sweep_done_;
+      relaunch = !exit_;
     }
 
+    CompleteLanes(query_all, relaunch, &done);
     for (std::unique_ptr<QueueAction>& a : incoming) deferred_.push_back(std::move(a));
 
     if (stopping) {
@@ -385,7 +546,9 @@ void QueueScheduler::WorkerMain() {
       deferred_failed_ = true;
       deferred_count_ = 0;
       in_transit_ = 0;
+      if (sweep > sweep_done_) sweep_done_ = sweep;
       cv_.NotifyAll();
+      retired_cv_.NotifyAll();
       continue;
     }
 
@@ -420,6 +583,10 @@ void QueueScheduler::WorkerMain() {
     MutexLock lock(mu_);
     deferred_count_ = deferred_.size();
     in_transit_ = 0;
+    if (sweep > sweep_done_) {
+      sweep_done_ = sweep;
+      retired_cv_.NotifyAll();
+    }
   }
 }
 

@@ -1,30 +1,50 @@
 // Copyright 2026 The cuhal Authors.
 // QueueScheduler: the per-device engine behind the queue operations (Queue::Alloca, Dealloca,
 // Execute, Barrier): device-side ordering through timepoints, deferral of what waits on the
-// host, one worker thread, completion through host functions (IREE's pending_queue_actions).
+// host, one worker thread, completion through events watched by coalesced host functions
+// (IREE's pending_queue_actions, without a host function per operation).
+//
+// COMPLETION. Every issued operation records an event after its work (its timepoint) and joins
+// its queue's lane: the operations issued on that stream and not yet retired, numbered in issue
+// order. A lane has at most one host function (cuLaunchHostFunc) pending, enqueued only when it
+// has none: by the thread that issues (when the lane had none) or by the worker (when one ran and
+// operations remain); with DeviceParams::batch_completions false, every operation enqueues its
+// own. Each host function COVERS the highest number given out when it was
+// enqueued: every covered operation recorded its event before the host function was enqueued, so
+// when it runs they are complete, and the worker retires them without asking the driver. So a
+// stream of ready submissions costs one cuEventRecord each and one cuLaunchHostFunc per batch that
+// the device runs behind the host. The events are queried (cuEventQuery) only where no host
+// function can say: Device::Synchronize, teardown, and a lane whose host function could not be
+// enqueued (polled); a failed query (a sticky context error) completes its operation with that
+// failure.
 //
 // INVARIANTS (everything below relies on them):
-//  1. No CUDA call is ever made from inside a host function. The host function an operation
-//     enqueues after its work (OnHostFunction) only marks the operation complete under mu_ (a
-//     leaf lock, held for a push_back) and wakes the worker; the worker signals semaphores,
-//     releases dependents, destroys held buffers and gives events back to the pool.
+//  1. No CUDA call is ever made from inside a host function. The host function (OnHostFunction)
+//     only links its record into a list under mu_ (a leaf lock; nothing allocated) and wakes the
+//     worker; the worker signals semaphores, releases dependents, destroys held buffers and gives
+//     events back to the pool.
 //  2. Work is never released from a driver thread: operations are issued by the thread that
 //     submits them (when ready) or by the worker (when released), never by a host function.
 //  3. mu_ is a leaf: nothing holding it calls the driver, locks a semaphore or runs user code.
 //     Semaphores call OnSemaphoreChanged with their own lock held (semaphore lock -> mu_).
-//  4. Every issued operation, whether or not it signals anything, gets a host function and is
-//     retired by the worker (an operation with nothing to signal is still cleaned up; IREE's
-//     worker once never exited because of such operations).
-//  5. A wait on a value is ordered device-side (cuStreamWaitEvent on the signalling operation's
+//  4. Every issued operation, whether or not it signals anything, records an event, joins a lane
+//     and is retired by the worker (an operation with nothing to signal is still cleaned up;
+//     IREE's worker once never exited because of such operations).
+//  5. A lane that holds operations has a host function pending, or is marked for the worker
+//     (which enqueues one, or polls the lane's events when that fails). An operation gets its
+//     number after its event record, under mu_, and a host function covers only numbers given
+//     out before it was enqueued.
+//  6. A wait on a value is ordered device-side (cuStreamWaitEvent on the signalling operation's
 //     timepoint) only when an operation of this device that signals it is already issued;
 //     otherwise the operation is deferred, and the scheduler watches the semaphore: every value
 //     change, failure or new timepoint wakes the worker, which looks at every deferred
 //     operation again. The watch is registered before the worker first looks, so no change is
 //     missed.
-//  6. A host wait waits for the host-visible value (set by the worker at retirement), never for
+//  7. A host wait waits for the host-visible value (set by the worker at retirement), never for
 //     a timepoint's event.
-//  7. Retirement makes its driver calls (held buffers, the event back to the pool) before it
-//     signals, so that a host that waits for the signal sees every driver call of the operation
+//  8. Retirement makes its driver calls (held buffers, the event back to the pool) before it
+//     signals, and the worker enqueues a lane's next host function before it retires what it
+//     found complete: a host that waits for a signal sees every driver call of the operation
 //     made (and fault sweeps see one deterministic call order).
 #ifndef CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
 #define CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
@@ -32,11 +52,12 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,15 +93,18 @@ struct QueueAction {
   // Scheduler state.
   std::vector<std::shared_ptr<Semaphore>> retained;  // every semaphore named, until retired
   std::uint64_t id = 0;
+  std::uint64_t number = 0;  // in its lane, once issued
   QueueScheduler* scheduler = nullptr;
-  Timepoint* timepoint = nullptr;        // recorded after the work when there are signals
+  // Recorded after the work: the signals' timepoint, and the operation's completion event.
+  Timepoint* timepoint = nullptr;
   std::vector<std::size_t> device_waits;  // indices of waits ordered device-side
+  Status completion;  // set by the worker when the completion event's query failed
 };
 
 // See the top of this file.
 //
 // Ownership: owned by its Device, created after the queues and destroyed before them; owns the
-// device's EventPool and the worker thread. Borrows the table and the context.
+// device's EventPool, the lanes and the worker thread. Borrows the table and the context.
 // Thread-safety: Submit and Flush may be called from any thread except a host function; the
 // teardown steps from the Device's destructor only.
 // Stream ordering: queue operations are ordered only by their wait lists (IREE's HAL rule): one
@@ -88,8 +112,9 @@ struct QueueAction {
 // once, even if an operation submitted before it on the same queue is still deferred.
 class QueueScheduler final : public SemaphoreWatcher {
  public:
+  // `batch_completions`: DeviceParams::batch_completions.
   QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
-                 std::size_t event_pool_capacity);
+                 bool batch_completions, std::size_t event_pool_capacity);
   QueueScheduler(const QueueScheduler&) = delete;             // host functions point at it
   QueueScheduler& operator=(const QueueScheduler&) = delete;  // ditto
   ~QueueScheduler();
@@ -102,18 +127,21 @@ class QueueScheduler final : public SemaphoreWatcher {
   [[nodiscard]] Status Submit(std::unique_ptr<QueueAction> action);
   // Wakes the worker to look at deferred operations again (IREE's queue_flush). Never blocks.
   void Flush();
-  // Waits until every operation whose work has completed on its stream (its host function ran)
-  // is retired: its signals fired, what it held released. Device::Synchronize calls it after the
-  // streams, so that a synchronized device has every issued operation's signals at their values.
-  // Deferred operations are not waited for (they may wait for the host). Not from a host
-  // function or the worker (it would wait for itself).
+  // Has the worker retire every operation whose work is complete (covered by a host function
+  // that ran, else by querying its event; a failed query fails it), then returns: its signals
+  // fired, what it held released.
+  // Device::Synchronize calls it after the streams, so that a synchronized device has every
+  // issued operation's signals at their values. Deferred operations are not waited for (they
+  // may wait for the host). Not from a host function or the worker (it would wait for itself).
   void WaitForCompletedToRetire() CUHAL_EXCLUDES(mu_);
 
   // Teardown, step 1: refuses new submissions and fails every deferred operation (ABORTED,
   // naming what it waited for); returns once the worker has done so.
   void BeginShutdown();
-  // Teardown, step 2 (after the queues were synchronized, so every host function ran): waits for
-  // the worker to retire every issued operation, and joins it.
+  // Teardown, step 2 (after the queues were synchronized): waits for the worker to retire every
+  // issued operation (querying the events no host function covers) and for every host function
+  // enqueued to have run (a host function that never runs, after a sticky error, is waited for
+  // 10 s, reported, and its lane leaked rather than freed under it), and joins it.
   void FinishShutdown();
 
   [[nodiscard]] EventPool& event_pool() noexcept { return pool_; }
@@ -131,11 +159,31 @@ class QueueScheduler final : public SemaphoreWatcher {
 
  private:
   enum class Readiness { kReady, kPending, kFailed };
+  // The issued operations of one queue's stream, in issue order (see COMPLETION at the top).
+  struct Lane {
+    QueueScheduler* scheduler = nullptr;
+    CUstream stream = nullptr;
+    std::deque<std::unique_ptr<QueueAction>> in_flight;  // numbers ascending
+    std::uint64_t numbered = 0;  // the highest number given out
+    std::uint64_t covered = 0;   // the highest number a host function that ran covers
+    int callbacks_pending = 0;  // host functions enqueued on `stream` that have not run
+    bool relaunch = false;  // the worker must enqueue a host function (an issuer's failed)
+    bool poll = false;  // no host function could be enqueued: the worker queries the events
+                        // every millisecond until the lane is empty
+  };
+  // One enqueued host function: what it covers. Made before cuLaunchHostFunc, linked into
+  // fired_ by the host function, deleted by the worker.
+  struct Callback {
+    Lane* lane = nullptr;
+    std::uint64_t covers = 0;
+    Callback* next_fired = nullptr;
+  };
   // Resolves every wait of `action`; on kReady `timepoints` holds the referenced device waits
   // (and action.device_waits their indices); on kFailed `failure` is set. Locks semaphores.
   Readiness Evaluate(QueueAction& action, std::vector<Timepoint*>* timepoints, Status* failure);
-  // Enqueues the device waits, the work, the timepoint and the host function; consumes
-  // `timepoints`' references. On failure fails the action and returns why.
+  // Enqueues the device waits, the work and the timepoint, then puts the action in its lane
+  // (enqueueing the lane's host function when it has none); consumes `timepoints`' references.
+  // On failure fails the action and returns why.
   Status Issue(std::unique_ptr<QueueAction> action, std::vector<Timepoint*> timepoints);
   Status EnqueueSteps(QueueAction& action, const std::vector<Timepoint*>& timepoints);
   // Fails the signals, releases what the action holds. No lock held.
@@ -145,6 +193,17 @@ class QueueScheduler final : public SemaphoreWatcher {
   // Retire()s each, then drops their ids from retiring_ and wakes WaitForCompletedToRetire.
   void RetireAll(std::vector<std::unique_ptr<QueueAction>> done) CUHAL_EXCLUDES(mu_);
   void Unwatch(QueueAction& action);
+  Lane* LaneFor(Queue* queue) CUHAL_REQUIRES(mu_);
+  [[nodiscard]] bool LanesIdle() const CUHAL_REQUIRES(mu_);
+  // The worker's completion pass: takes what the host functions that ran cover out of the
+  // lanes into `done`; then queries the events of what remains (`query_all`: in every lane, else
+  // in polled lanes) and takes the complete ones too; then enqueues the host functions that lanes
+  // still holding operations need (unless `relaunch` is false: teardown). Without mu_.
+  // Records what the host functions in fired_ cover, and takes the covered operations out of the
+  // lanes into `done`.
+  void TakeCovered(std::vector<std::unique_ptr<QueueAction>>* done) CUHAL_REQUIRES(mu_);
+  void CompleteLanes(bool query_all, bool relaunch,
+                     std::vector<std::unique_ptr<QueueAction>>* done) CUHAL_EXCLUDES(mu_);
   void Defer(std::unique_ptr<QueueAction> action);
   void WorkerMain();
   static void CUDA_CB OnHostFunction(void* user_data);
@@ -152,6 +211,7 @@ class QueueScheduler final : public SemaphoreWatcher {
   const CudaApi* const api_;
   const CUcontext context_;
   const std::string device_name_;
+  const bool batch_completions_;
   EventPool pool_;
   std::atomic<std::uint64_t> next_id_{1};
 
@@ -161,17 +221,20 @@ class QueueScheduler final : public SemaphoreWatcher {
   bool deferred_failed_ CUHAL_GUARDED_BY(mu_) = false;  // the worker acknowledged stopping_
   bool exit_ CUHAL_GUARDED_BY(mu_) = false;         // FinishShutdown: exit once nothing in flight
   bool changed_ CUHAL_GUARDED_BY(mu_) = false;      // a watched semaphore changed / Flush
+  // FinishShutdown: how long the worker has waited for the last host functions (about).
+  std::chrono::milliseconds exit_waited_ CUHAL_GUARDED_BY(mu_){0};
   std::vector<std::unique_ptr<QueueAction>> incoming_ CUHAL_GUARDED_BY(mu_);  // to defer
-  std::vector<std::uint64_t> completions_ CUHAL_GUARDED_BY(mu_);  // ids, from host functions
-  struct InFlight {
-    std::unique_ptr<QueueAction> action;
-    bool launched = false;   // its host function was enqueued
-    bool completed = false;  // its host function ran
-  };
-  std::map<std::uint64_t, InFlight> in_flight_ CUHAL_GUARDED_BY(mu_);
-  // Taken out of in_flight_ by the worker to be retired, not yet done (ids).
-  std::set<std::uint64_t> retiring_ CUHAL_GUARDED_BY(mu_);
-  CondVar retired_cv_;  // retiring_ shrank
+  // One per queue that issued an operation (keyed by the queue); host functions point at them.
+  std::map<const Queue*, std::unique_ptr<Lane>> lanes_ CUHAL_GUARDED_BY(mu_);
+  Callback* fired_ CUHAL_GUARDED_BY(mu_) = nullptr;  // host functions that ran, newest first
+  bool relaunch_ CUHAL_GUARDED_BY(mu_) = false;      // some lane is marked `relaunch`
+  // Taken out of the lanes by the worker to be retired, not yet done.
+  std::size_t retiring_ CUHAL_GUARDED_BY(mu_) = 0;
+  // WaitForCompletedToRetire: the worker looked at every lane and retired what it found
+  // complete for every request up to sweep_done_.
+  std::uint64_t sweep_requested_ CUHAL_GUARDED_BY(mu_) = 0;
+  std::uint64_t sweep_done_ CUHAL_GUARDED_BY(mu_) = 0;
+  CondVar retired_cv_;  // sweep_done_ grew
   std::size_t deferred_count_ CUHAL_GUARDED_BY(mu_) = 0;
   // Taken from incoming_ by the worker and not yet counted in deferred_count_ (its current look).
   std::size_t in_transit_ CUHAL_GUARDED_BY(mu_) = 0;

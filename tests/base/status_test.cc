@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <new>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/base/status.h"
@@ -216,6 +219,21 @@ TEST(StatusTest, EqualityComparesCodeAndMessage) {
 
 TEST(StatusTest, StrCatConcatenatesStreamables) {
   EXPECT_EQ(StrCat("device ", 3, ": ", std::string("H200"), ' ', 1.5), "device 3: H200 1.5");
+}
+
+// The stream-free path (strings, characters, integers only) formats as the stream would.
+TEST(StatusTest, StrCatOfStringsAndIntegersFormatsAsTheStreamWould) {
+  const std::string_view view = "view";
+  char buffer[] = "array";
+  EXPECT_EQ(StrCat("a", 'b', -12, std::string("c"), view, buffer, 0u,
+                   std::numeric_limits<std::uint64_t>::max(),
+                   std::numeric_limits<std::int64_t>::min()),
+            "ab-12cviewarray018446744073709551615-9223372036854775808");
+  EXPECT_EQ(StrCat(), "");
+  // bool and the byte-sized character types keep the stream's formatting.
+  EXPECT_EQ(StrCat("flag ", true), "flag 1");
+  EXPECT_EQ(StrCat(static_cast<unsigned char>('x'), static_cast<signed char>('y')), "xy");
+  EXPECT_EQ(StrCat("0x", std::hex, 255), "0xff");
 }
 
 // ---------------------------------------------------------------------------------------------

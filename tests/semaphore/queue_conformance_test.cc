@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/device/device.h"
+#include "core/driver/context_scope.h"
 #include "core/driver/driver.h"
 #include "tests/device/test_macros.h"
 #include "tests/support/backend.h"
@@ -180,6 +181,39 @@ TEST_P(QueueConformanceTest, DeviceSynchronizeLeavesEverySignalAtItsValue) {
     EXPECT_EQ(value, kOperations) << "queue " << q;
   }
   EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 0u);
+}
+
+// Batched completions: operations issued while their queue's completion host function is held
+// behind work on the stream share it, or the one the worker enqueues after it (see COMPLETION in
+// core/device/queue_scheduler.h); every value is still reached, in order, nothing stays in flight.
+TEST_P(QueueConformanceTest, OperationsIssuedBehindAPendingHostFunctionAllComplete) {
+  if (!backend().can_hold_work()) {
+    GTEST_SKIP() << "the eager fake runs a host function inside the call that enqueues it";
+  }
+  constexpr std::uint64_t kOperations = 100;
+  auto s = NewSemaphore();
+  CUHAL_ASSERT_OK_AND_ASSIGN(ContextScope scope, ContextScope::Enter(&api(), device_->context()));
+  {
+    StreamGate gate;
+    ASSERT_EQ(gate.Close(api(), device_->context(), device_->queue(0).stream()), CUDA_SUCCESS);
+    for (std::uint64_t v = 1; v <= kOperations; ++v) {
+      const SemaphoreValue signal[] = {{s.get(), v}};
+      CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
+    }
+    CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t held, s->Query());
+    EXPECT_EQ(held, 0u) << "signalled before the stream ran";
+    EXPECT_EQ(device_->queue_scheduler().counts().in_flight, kOperations);
+    gate.Open();
+    CUHAL_ASSERT_OK(s->Wait(kOperations / 2, Bound()));
+    CUHAL_ASSERT_OK(s->Wait(kOperations, Bound()));
+  }
+  const Deadline deadline = Bound();
+  while (device_->queue_scheduler().counts().in_flight != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 0u);
+  CUHAL_ASSERT_OK(scope.Exit());
 }
 
 // Host-to-device: an operation that waits on a value only the host will signal is deferred and

@@ -10,17 +10,23 @@
 // thread has its own): cuCtxGetCurrent/cuCtxPushCurrent/cuCtxPopCurrent are allowed anywhere
 // and answer from it; the pinned enqueueing calls check that the device's context is current.
 // Device creation and destruction are allowed, not pinned (tests/device/device_mock_test.cc
-// pins them). cuLaunchHostFunc records its callback; the test runs it on a thread of its own (a
-// "driver thread"), and cuStreamSynchronize, allowed only during teardown, runs the stream's
-// pending callbacks the same way, as the driver does. Every call that no expectation matches
-// fails the test: in particular no cuStreamSynchronize / cuEventSynchronize / cuEventQuery may
-// happen before teardown (no host round trip).
+// pins them). The mocked driver keeps each stream's order: cuEventRecord and cuLaunchHostFunc
+// take the next position on their stream; the test runs host functions on a thread of its own (a
+// "driver thread"), which completes their stream up to their position first, as the driver does;
+// cuEventQuery answers from that (SUCCESS once the event's stream completed past its record,
+// NOT_READY before) and is allowed only on threads other than the test's (the device's worker):
+// the submitting thread never waits for the device. cuStreamSynchronize, allowed only during
+// teardown, completes its stream and runs its pending callbacks. Every call that no expectation
+// matches fails the test: in particular no cuStreamSynchronize / cuEventSynchronize may happen
+// before teardown (no host round trip).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -91,8 +97,14 @@ struct DriverModel {
     CUstream stream;
     CUhostFn fn;
     void* data;
+    std::uint64_t position;  // in its stream's order
   };
   std::vector<HostFunction> host_functions;  // enqueued, not yet run
+  int host_functions_launched = 0;
+  // Stream order: positions taken (cuEventRecord, cuLaunchHostFunc) and completed, per stream.
+  std::map<CUstream, std::uint64_t> enqueued;
+  std::map<CUstream, std::uint64_t> completed;
+  std::map<CUevent, std::pair<CUstream, std::uint64_t>> records;  // the last record of each
 
   CUstream NewStream() {
     std::lock_guard<std::mutex> lock(mu);
@@ -117,9 +129,37 @@ struct DriverModel {
     ++events_destroyed;
     return CUDA_SUCCESS;
   }
+  void Record(CUevent event, CUstream stream) {
+    std::lock_guard<std::mutex> lock(mu);
+    records[event] = {stream, ++enqueued[stream]};
+  }
+  CUresult Query(CUevent event) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = records.find(event);
+    if (it == records.end()) return CUDA_SUCCESS;  // never recorded
+    return completed[it->second.first] >= it->second.second ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  }
   void Launch(CUstream stream, CUhostFn fn, void* data) {
     std::lock_guard<std::mutex> lock(mu);
-    host_functions.push_back({stream, fn, data});
+    host_functions.push_back({stream, fn, data, ++enqueued[stream]});
+    ++host_functions_launched;
+  }
+  int launched() {
+    std::lock_guard<std::mutex> lock(mu);
+    return host_functions_launched;
+  }
+  // The device ran everything enqueued on `stream` (its host functions still wait to be run).
+  void Complete(CUstream stream) {
+    std::lock_guard<std::mutex> lock(mu);
+    completed[stream] = enqueued[stream];
+  }
+  // cuStreamSynchronize: everything enqueued on `stream` completes, then its host functions run.
+  void Synchronize(CUstream stream) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      completed[stream] = enqueued[stream];
+    }
+    RunHostFunctions(stream);
   }
   // Runs, in enqueue order, the pending host functions of `stream` (every stream when null) on a
   // thread of their own, as the driver's callback thread would.
@@ -134,8 +174,15 @@ struct DriverModel {
       host_functions.swap(keep);
     }
     if (run.empty()) return;
-    std::thread driver_thread([&run] {
-      for (const HostFunction& h : run) h.fn(h.data);
+    std::thread driver_thread([this, &run] {
+      for (const HostFunction& h : run) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          std::uint64_t& done = completed[h.stream];
+          done = std::max(done, h.position);
+        }
+        h.fn(h.data);
+      }
     });
     driver_thread.join();
   }
@@ -184,6 +231,10 @@ class QueueMockTest : public ::testing::Test {
     allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuMemPoolDestroy(_)).RETURN(CUDA_SUCCESS));
     allowed_.push_back(
         NAMED_ALLOW_CALL(mock_, cuEventDestroy(_)).RETURN(m->DestroyEvent(_1)));
+    const std::thread::id test_thread = std::this_thread::get_id();
+    allowed_.push_back(NAMED_ALLOW_CALL(mock_, cuEventQuery(_))
+                           .WITH(std::this_thread::get_id() != test_thread)
+                           .RETURN(m->Query(_1)));
     previous_handler_ = SetDroppedStatusHandler(&CaptureDropped);
     {
       std::lock_guard<std::mutex> lock(g_dropped_mu);
@@ -216,7 +267,7 @@ class QueueMockTest : public ::testing::Test {
   void Close() {
     DriverModel* m = &model_;
     auto sync = NAMED_ALLOW_CALL(mock_, cuStreamSynchronize(_))
-                    .SIDE_EFFECT(m->RunHostFunctions(_1))
+                    .SIDE_EFFECT(m->Synchronize(_1))
                     .RETURN(CUDA_SUCCESS);
     device_.reset();
     driver_.reset();
@@ -238,9 +289,10 @@ class QueueMockTest : public ::testing::Test {
 
   static Deadline Bound() { return DeadlineAfter(60s); }
 
-  // The pinned tail of every issued operation that signals: an event (created when the pool has
-  // none free), cuEventRecord on the queue's stream, cuLaunchHostFunc on it.
-  void ExpectSignalTail(CUstream stream, CUevent event, bool create_event) {
+  // The pinned tail of every issued operation: an event (created when the pool has none free),
+  // cuEventRecord on the queue's stream, and cuLaunchHostFunc on it when the queue has no host
+  // function pending (`launch`).
+  void ExpectSignalTail(CUstream stream, CUevent event, bool create_event, bool launch = true) {
     DriverModel* m = &model_;
     if (create_event) {
       script_.push_back(NAMED_REQUIRE_CALL(mock_, cuEventCreate(_, CU_EVENT_DISABLE_TIMING))
@@ -252,8 +304,9 @@ class QueueMockTest : public ::testing::Test {
     script_.push_back(NAMED_REQUIRE_CALL(mock_, cuEventRecord(event, stream))
                           .IN_SEQUENCE(seq_)
                           .WITH(InPrimary())
+                          .SIDE_EFFECT(m->Record(_1, _2))
                           .RETURN(CUDA_SUCCESS));
-    ExpectLaunch(stream);
+    if (launch) ExpectLaunch(stream);
   }
   void ExpectLaunch(CUstream stream, CUresult result = CUDA_SUCCESS) {
     DriverModel* m = &model_;
@@ -262,6 +315,16 @@ class QueueMockTest : public ::testing::Test {
                           .WITH(InPrimary())
                           .SIDE_EFFECT(result == CUDA_SUCCESS ? m->Launch(_1, _2, _3) : void())
                           .RETURN(result));
+  }
+  // The worker's: on its own thread, with no context current (an explicit stream needs none).
+  void ExpectWorkerLaunch(CUstream stream) {
+    DriverModel* m = &model_;
+    const std::thread::id test_thread = std::this_thread::get_id();
+    script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(stream, _, _))
+                          .IN_SEQUENCE(seq_)
+                          .WITH(std::this_thread::get_id() != test_thread)
+                          .SIDE_EFFECT(m->Launch(_1, _2, _3))
+                          .RETURN(CUDA_SUCCESS));
   }
   void ExpectPoolAlloc(CUstream stream, CUdeviceptr ptr, CUresult result = CUDA_SUCCESS) {
     const CUmemoryPool pool = local_pool_;
@@ -450,6 +513,120 @@ TEST_F(QueueMockTest, QueueToQueueWaitIsAnEventRecordOnAAndAStreamWaitOnBWithout
   EXPECT_THAT(Dropped(), IsEmpty());
 }
 
+// --- completion: one host function per batch, events queried by the worker ------------------
+
+TEST_F(QueueMockTest, ReadySubmissionsShareTheHostFunctionPendingOnTheirQueue) {
+  auto s = NewSemaphore();
+  // Three ready barriers on queue 0: three event records, one host function (the first's). The
+  // pool holds one event, so the second and third are created (and destroyed when given back).
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/true);
+  ExpectSignalTail(q0_, Event(2), /*create_event=*/true, /*launch=*/false);
+  ExpectSignalTail(q0_, Event(3), /*create_event=*/true, /*launch=*/false);
+  for (std::uint64_t v = 1; v <= 3; ++v) {
+    const SemaphoreValue signal[] = {{s.get(), v}};
+    CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
+  }
+  EXPECT_EQ(model_.launched(), 1) << "a host function per submission costs ~5 us of host time";
+  EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 3u);
+  // The host function covers the first operation only (enqueued before the others were
+  // numbered): the worker retires it without asking the driver, and enqueues the next host
+  // function (on its own thread, covering the third) before it signals S = 1.
+  ExpectWorkerLaunch(q0_);
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  const Deadline deadline = Bound();
+  while (model_.launched() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s->Query());
+  EXPECT_EQ(value, 1u) << "signalled past what the driver completed";
+  // The second host function follows the third record: everything completes.
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(3, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  EXPECT_EQ(model_.destroyed(), 2) << "two events did not fit the pool of one";
+  EXPECT_THAT(Dropped(), IsEmpty());
+}
+
+TEST_F(QueueMockTest, SubmissionAfterTheHostFunctionRanEnqueuesTheNextOne) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true);
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  WaitUntilRetired();
+  // The lane is empty and has no host function: the next submission enqueues one.
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/false, /*launch=*/true);
+  const SemaphoreValue s2[] = {{s.get(), 2}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s2));
+  EXPECT_EQ(model_.launched(), 2);
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(2, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+}
+
+TEST_F(QueueMockTest, WorkerThatCannotEnqueueTheNextHostFunctionPollsTheEventsAndSaysSo) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/true);
+  ExpectSignalTail(q0_, Event(2), /*create_event=*/true, /*launch=*/false);
+  for (std::uint64_t v = 1; v <= 2; ++v) {
+    const SemaphoreValue signal[] = {{s.get(), v}};
+    CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
+  }
+  // The first host function covers the first barrier; the worker's next one fails: the second
+  // barrier's event is polled instead (no host function retried), and the failure reported.
+  const std::thread::id test_thread = std::this_thread::get_id();
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(q0_, _, _))
+                        .IN_SEQUENCE(seq_)
+                        .WITH(std::this_thread::get_id() != test_thread)
+                        .RETURN(CUDA_ERROR_OUT_OF_MEMORY));
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  std::this_thread::sleep_for(5ms);  // several polls: the event is not complete yet
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s->Query());
+  EXPECT_EQ(value, 1u);
+  model_.Complete(q0_);
+  CUHAL_EXPECT_OK(s->Wait(2, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  const std::vector<Status> dropped = Dropped();
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_THAT(dropped[0].message(), HasSubstr("cuLaunchHostFunc: CUDA_ERROR_OUT_OF_MEMORY"));
+  EXPECT_THAT(dropped[0].message(), HasSubstr("polled instead"));
+  EXPECT_EQ(model_.launched(), 1);
+}
+
+// A device error: the stream stops, its host function never runs. Device::Synchronize has the
+// worker query what no host function covered; the failed query fails the operation's signals
+// (instead of leaving a waiter to its deadline).
+TEST_F(QueueMockTest, StickyErrorFailsWhatNoHostFunctionReportedNamingTheQuery) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true);
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  for (CUstream q : {q0_, q1_}) {
+    script_.push_back(NAMED_REQUIRE_CALL(mock_, cuStreamSynchronize(q))
+                          .RETURN(CUDA_ERROR_ILLEGAL_ADDRESS));
+  }
+  const std::thread::id test_thread = std::this_thread::get_id();
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuEventQuery(Event(1)))
+                        .WITH(std::this_thread::get_id() != test_thread)  // the worker's
+                        .RETURN(CUDA_ERROR_ILLEGAL_ADDRESS));
+  const Status synced = device_->Synchronize();
+  EXPECT_THAT(synced.message(), HasSubstr("cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS"));
+  const Status failed = s->Wait(1, Bound());
+  EXPECT_FALSE(failed.ok());
+  EXPECT_THAT(failed.message(), HasSubstr("queue 0: barrier: waiting for its completion"));
+  EXPECT_THAT(failed.message(), HasSubstr("cuEventQuery: CUDA_ERROR_ILLEGAL_ADDRESS"));
+  EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 0u) << "retired, not left in flight";
+  EXPECT_EQ(device_->queue_scheduler().event_pool().outstanding(), 0u);
+  // The host function still pending runs at teardown (the model's cuStreamSynchronize).
+  script_.clear();
+}
+
 TEST_F(QueueMockTest, WaitOnTheHostIsDeferredAndIssuedByTheWorkerOnceSignalled) {
   auto host = NewSemaphore();
   auto s = NewSemaphore();
@@ -591,14 +768,17 @@ TEST_F(ExecuteMockTest, HostFunctionLaunchFailureWaitsForTheWorkAndGivesTheEvent
   script_.push_back(NAMED_REQUIRE_CALL(mock_, cuMemcpyAsync(kB, kA, kBytes, q0_))
                         .IN_SEQUENCE(seq_)
                         .RETURN(CUDA_SUCCESS));
+  DriverModel* m = &model_;
   script_.push_back(NAMED_REQUIRE_CALL(mock_, cuEventRecord(Event(1), q0_))
                         .IN_SEQUENCE(seq_)
+                        .SIDE_EFFECT(m->Record(_1, _2))
                         .RETURN(CUDA_SUCCESS));
   ExpectLaunch(q0_, CUDA_ERROR_OUT_OF_MEMORY);
   // Nothing will report the work's completion: the stream is waited for before anything the
   // work uses is released (the one synchronization a queue operation ever makes, on this path).
   script_.push_back(NAMED_REQUIRE_CALL(mock_, cuStreamSynchronize(q0_))
                         .IN_SEQUENCE(seq_)
+                        .SIDE_EFFECT(m->Synchronize(_1))
                         .RETURN(CUDA_SUCCESS));
   const SemaphoreValue s1[] = {{s.get(), 1}};
   const Status submitted = device_->queue(0).Execute({}, s1, std::move(batch));
