@@ -35,10 +35,10 @@ std::uint64_t RoundUpGranule(std::uint64_t bytes) {
 
 // Whether any of `allocs` is live in the memory map.
 bool AnyLive(DriverState* st, const std::vector<CUdeviceptr>& allocs) CUHAL_REQUIRES(st->mu) {
-  return std::any_of(allocs.begin(), allocs.end(),
-                     [&](CUdeviceptr d) CUHAL_NO_THREAD_SAFETY_ANALYSIS {
-                       return st->memory().At(d) != nullptr;
-                     });
+  for (CUdeviceptr d : allocs) {
+    if (st->memory().At(d) != nullptr) return true;
+  }
+  return false;
 }
 
 std::vector<CUdeviceptr> AllocsOf(const GraphExecState& exec) {
