@@ -247,6 +247,7 @@ TEST_P(GraphMemTest, AttributesAndTrim) {
 }
 
 // A captured kernel + memset + memcpy, replayed: the same work as direct launches.
+// UNMEASURED: the whole test (its expectations follow the measured facts and cuda.h's contract).
 TEST_P(GraphTest, CapturedKernelMemsetMemcpyReplay) {
   ASSERT_EQ(api().cuStreamBeginCapture(s1_, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemsetD32Async(buf_ + 64, 7, 4, s1_), CUDA_SUCCESS);
@@ -288,6 +289,7 @@ TEST_P(GraphTest, CapturedKernelMemsetMemcpyReplay) {
 }
 
 // Clone, AddDependencies, DestroyNode and the dependency queries.
+// UNMEASURED: the whole test (cuda.h's documented contract of each call).
 TEST_P(GraphTest, StructureQueriesCloneAndEdges) {
   CUgraph g = nullptr;
   ASSERT_EQ(api().cuGraphCreate(&g, 0), CUDA_SUCCESS);
