@@ -124,9 +124,12 @@ bool CaptureNode(DriverState* st, const Stream* s, GraphNode node, CUresult* res
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   *result = AddCaptured(st, part, seq, std::move(node));
   return true;
@@ -199,9 +202,12 @@ bool CaptureKernel(DriverState* st, Stream* s, const FunctionState& f, const Lau
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   node.params = std::move(*params);
   *result = AddCaptured(st, part, seq, std::move(node));
@@ -225,9 +231,12 @@ bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintpt
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   if (!SideValid(st, dst_type, dst, bytes) || !SideValid(st, src_type, src, bytes)) {
     *result = CUDA_ERROR_INVALID_VALUE;
@@ -267,9 +276,12 @@ bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned val
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   if (dst % element_size != 0 || !DeviceRangeKnown(st, dst, count * element_size)) {
     *result = CUDA_ERROR_INVALID_VALUE;
@@ -299,8 +311,10 @@ bool CaptureRecordEvent(DriverState* st, Event* e, Stream* s, CUresult* result) 
     case Route::kRun:
       cm.ForgetEvent(e->id);  // recorded outside capture again
       return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   cm.RecordEvent(e->id, CapturedEvent{seq->id, part->deps});
   *result = CUDA_SUCCESS;
@@ -365,9 +379,12 @@ bool CaptureAlloc(DriverState* st, Stream* s, std::size_t bytes, int device, CUd
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
@@ -385,9 +402,12 @@ bool CaptureFree(DriverState* st, Stream* s, CUdeviceptr dptr, CUresult* result)
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   // Only graph allocations can be freed by a graph (measured for free nodes).
   if (st->graphs().FindGraphAlloc(dptr) == nullptr) {
@@ -406,9 +426,12 @@ bool CaptureRefuse(DriverState* st, Stream* s, CUresult* result) {
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun: return false;
-    case Route::kDone: return true;
-    case Route::kCapture: break;
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
   }
   seq->invalidated = true;
   *result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -475,9 +498,9 @@ namespace {
 
 // cuStreamGetCaptureInfo (all ABIs): `status` must be given; the rest only when capturing.
 CUresult GetCaptureInfo(DriverState* st, CUstream hStream, CUstreamCaptureStatus* status,
-                        cuuint64_t* id_out, CUgraph* graph_out,
-                        const CUgraphNode** deps_out, const CUgraphEdgeData** edges_out,
-                        size_t* num_deps_out) CUHAL_REQUIRES(st->mu) {
+                        cuuint64_t* id_out, CUgraph* graph_out, const CUgraphNode** deps_out,
+                        const CUgraphEdgeData** edges_out, size_t* num_deps_out)
+    CUHAL_REQUIRES(st->mu) {
   if (status == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
@@ -496,13 +519,15 @@ CUresult GetCaptureInfo(DriverState* st, CUstream hStream, CUstreamCaptureStatus
     return CUDA_SUCCESS;
   }
   *status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  if (graph_out != nullptr) *graph_out = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, seq->graph_id);
+  if (graph_out != nullptr)
+    *graph_out = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, seq->graph_id);
   part->dep_handles.clear();
   for (std::uint64_t d : part->deps) {
     part->dep_handles.push_back(fakecuda::EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, d));
   }
   part->edge_data.assign(part->deps.size(), CUgraphEdgeData{});  // all default edges
-  if (deps_out != nullptr) *deps_out = part->dep_handles.empty() ? nullptr : part->dep_handles.data();
+  if (deps_out != nullptr)
+    *deps_out = part->dep_handles.empty() ? nullptr : part->dep_handles.data();
   if (edges_out != nullptr) *edges_out = part->edge_data.empty() ? nullptr : part->edge_data.data();
   if (num_deps_out != nullptr) *num_deps_out = part->deps.size();
   return CUDA_SUCCESS;
@@ -597,7 +622,7 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* ca
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   CaptureSequence* seq = st->graphs().captures().SequenceOf(s->id);
-  *captureStatus = seq == nullptr    ? CU_STREAM_CAPTURE_STATUS_NONE
+  *captureStatus = seq == nullptr     ? CU_STREAM_CAPTURE_STATUS_NONE
                    : seq->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                       : CU_STREAM_CAPTURE_STATUS_ACTIVE;
   return CUDA_SUCCESS;
@@ -627,11 +652,11 @@ CUresult CUDAAPI FakecudaStreamGetCaptureInfoV1(CUstream hStream, CUstreamCaptur
 }
 
 CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* status,
-                                           cuuint64_t* id, CUgraph* graph,
-                                           const CUgraphNode** deps, size_t* num_deps);
+                                           cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+                                           size_t* num_deps);
 CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* status,
-                                           cuuint64_t* id, CUgraph* graph,
-                                           const CUgraphNode** deps, size_t* num_deps) {
+                                           cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+                                           size_t* num_deps) {
   return cuStreamGetCaptureInfo(hStream, status, id, graph, deps, nullptr, num_deps);
 }
 

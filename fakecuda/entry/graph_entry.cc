@@ -160,7 +160,8 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
   std::byte* data = nullptr;
   if (span != 0) {
     Allocation* a = st->FindAllocation(m.dst, span);
-    if (a == nullptr && t_adding_node && st->graphs().GraphAllocContaining(m.dst, span) != nullptr) {
+    if (a == nullptr && t_adding_node &&
+        st->graphs().GraphAllocContaining(m.dst, span) != nullptr) {
       return CUDA_SUCCESS;  // graph memory: resolved at each launch
     }
     if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -467,7 +468,8 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) try {
     }
     graphs.orphans().push_back(std::move(orphan));
   }
-  if (GraphState* g = fakecuda::GraphById(st, e->graph_id); g != nullptr && g->alloc_exec == e->id) {
+  if (GraphState* g = fakecuda::GraphById(st, e->graph_id);
+      g != nullptr && g->alloc_exec == e->id) {
     g->alloc_exec = 0;
   }
   graphs.DestroyExec(e->id);
@@ -506,7 +508,9 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
         break;
       case CU_GRAPH_NODE_TYPE_KERNEL: {
         auto f = m.functions.find(n.function_id);
-        if (f == m.functions.end()) return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);  // module unloaded
+        if (f == m.functions.end()) {  // module unloaded
+          return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);
+        }
         if (CUresult e = fakecuda::MakeKernelOp(st, f->second, n.config, n.params,
                                                 "cuGraphLaunch (kernel node)", &op);
             e != CUDA_SUCCESS) {
@@ -515,10 +519,14 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
         break;
       }
       case CU_GRAPH_NODE_TYPE_MEMCPY:
-        if (CUresult e = fakecuda::MemcpyOp(st, n.copy, &op); e != CUDA_SUCCESS) return fakecuda::Unmake(st, made, e);
+        if (CUresult e = fakecuda::MemcpyOp(st, n.copy, &op); e != CUDA_SUCCESS) {
+          return fakecuda::Unmake(st, made, e);
+        }
         break;
       case CU_GRAPH_NODE_TYPE_MEMSET:
-        if (CUresult e = fakecuda::MemsetOp(st, n.memset, &op); e != CUDA_SUCCESS) return fakecuda::Unmake(st, made, e);
+        if (CUresult e = fakecuda::MemsetOp(st, n.memset, &op); e != CUDA_SUCCESS) {
+          return fakecuda::Unmake(st, made, e);
+        }
         break;
       case CU_GRAPH_NODE_TYPE_HOST: {
         op.what = "cuGraphLaunch (host node)";
@@ -535,7 +543,9 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
       case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
       case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
         fakecuda::Event* e = st->FindEvent(n.event);
-        if (e == nullptr) return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);  // destroyed since
+        if (e == nullptr) {  // destroyed since
+          return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);
+        }
         if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD && e->ctx_id != s->ctx_id) {
           return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);  // as cuEventRecord
         }

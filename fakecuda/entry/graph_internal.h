@@ -22,12 +22,10 @@ inline constexpr std::uint64_t kGraphMemGranule = std::uint64_t{32} << 20;
 
 // The op of a memcpy / memset node, with its memory resolved now (graph_entry.cc).
 CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRES(st->mu);
-CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
-    CUHAL_REQUIRES(st->mu);
+CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op) CUHAL_REQUIRES(st->mu);
 // Whether [ptr, ptr + size) is device-accessible memory now or the addresses of a graph
 // allocation (which is live only while a graph launch holds it).
-bool DeviceRangeKnown(DriverState* st, std::uintptr_t ptr, std::size_t size)
-    CUHAL_REQUIRES(st->mu);
+bool DeviceRangeKnown(DriverState* st, std::uintptr_t ptr, std::size_t size) CUHAL_REQUIRES(st->mu);
 // Reserves the addresses of a new memory alloc node of `bytes` on `device` (graph_mem_entry.cc).
 CUdeviceptr ReserveGraphAlloc(DriverState* st, int device, std::size_t bytes)
     CUHAL_REQUIRES(st->mu);

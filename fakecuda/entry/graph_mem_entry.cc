@@ -52,7 +52,8 @@ std::vector<CUdeviceptr> AllocsOf(const GraphExecState& exec) {
 // Whether a graph's nodes (a child graph's copy included) hold memory nodes.
 bool HasMemoryNodes(const std::vector<GraphNode>& nodes) {
   for (const GraphNode& n : nodes) {
-    if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n.type == CU_GRAPH_NODE_TYPE_MEM_FREE) return true;
+    if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n.type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+      return true;
     if (n.child != nullptr && HasMemoryNodes(*n.child)) return true;
   }
   return false;
@@ -108,7 +109,8 @@ CUresult TakeGraphMemory(DriverState* st, GraphExecState* exec, const Stream* s,
     GraphAlloc* ga = st->graphs().FindGraphAlloc(n.alloc_dptr);
     if (ga == nullptr) continue;  // cannot happen: alloc records are never erased
     ++ga->launch;
-    if (st->memory().At(n.alloc_dptr) != nullptr) continue;  // a queued earlier launch's: taken over
+    if (st->memory().At(n.alloc_dptr) != nullptr)
+      continue;  // a queued earlier launch's: taken over
     Allocation a;
     a.data = MemoryMap::AllocateBacking(n.alloc_bytes, &a.mmapped, &a.mapped_size);
     if (a.data == nullptr) {
@@ -233,7 +235,8 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph
   if (phGraphNode == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (st->graphs().FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const CUmemPoolProps& props = nodeParams->poolProps;
-  if (nodeParams->bytesize == 0 || fakecuda::EnumBits(props.allocType) != CU_MEM_ALLOCATION_TYPE_PINNED ||
+  if (nodeParams->bytesize == 0 ||
+      fakecuda::EnumBits(props.allocType) != CU_MEM_ALLOCATION_TYPE_PINNED ||
       fakecuda::EnumBits(props.location.type) != CU_MEM_LOCATION_TYPE_DEVICE ||
       !fakecuda::ValidDevice(st, props.location.id)) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -246,7 +249,8 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph
   fakecuda::GraphState* g = st->graphs().FindGraph(hGraph);
   for (size_t i = 0; i < numDependencies; ++i) {
     if (dependencies == nullptr ||
-        !st->graphs().NodeIn(fakecuda::DecodeHandle(HandleKind::kGraphNode, dependencies[i]), g->id)) {
+        !st->graphs().NodeIn(fakecuda::DecodeHandle(HandleKind::kGraphNode, dependencies[i]),
+                             g->id)) {
       return CUDA_ERROR_INVALID_VALUE;
     }
   }
@@ -272,7 +276,8 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   if (graphs.FindGraphAlloc(dptr) == nullptr) return CUDA_ERROR_INVALID_VALUE;
   for (std::uint64_t id : g->nodes) {
     const GraphNode& n = graphs.node(id);
-    if (n.type == CU_GRAPH_NODE_TYPE_MEM_FREE && n.alloc_dptr == dptr) return CUDA_ERROR_INVALID_VALUE;
+    if (n.type == CU_GRAPH_NODE_TYPE_MEM_FREE && n.alloc_dptr == dptr)
+      return CUDA_ERROR_INVALID_VALUE;
   }
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
@@ -306,10 +311,17 @@ CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
   cuuint64_t out = 0;
   switch (fakecuda::EnumBits(attr)) {
     case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
-    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: out = stats.reserved; break;
-    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: out = stats.used_high; break;
-    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: out = stats.reserved_high; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+      out = stats.reserved;
+      break;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+      out = stats.used_high;
+      break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+      out = stats.reserved_high;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
   *static_cast<cuuint64_t*>(value) = out;
   return CUDA_SUCCESS;
@@ -326,9 +338,14 @@ CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
   if (*static_cast<const cuuint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::GraphMemStats& stats = st->graphs().mem_stats(device);
   switch (fakecuda::EnumBits(attr)) {
-    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: stats.used_high = 0; return CUDA_SUCCESS;
-    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: stats.reserved_high = 0; return CUDA_SUCCESS;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+      stats.used_high = 0;
+      return CUDA_SUCCESS;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+      stats.reserved_high = 0;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceSetGraphMemAttribute");

@@ -29,8 +29,8 @@ CUgraphNode NodeHandle(std::uint64_t id) {
 }
 
 // Writes `ids` as node handles into (out, *count) by the contract at the top of the file.
-CUresult WriteNodes(const std::vector<std::uint64_t>& ids, CUgraphNode* out,
-                    CUgraphEdgeData* edges, size_t* count) {
+CUresult WriteNodes(const std::vector<std::uint64_t>& ids, CUgraphNode* out, CUgraphEdgeData* edges,
+                    size_t* count) {
   if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (out != nullptr) {
     for (size_t i = 0; i < *count; ++i) {
@@ -175,9 +175,9 @@ CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode* depe
   return ::fakecuda::EntryFailed("cuGraphNodeGetDependencies");
 }
 
-CUresult CUDAAPI FakecudaGraphNodeGetDependenciesV1(CUgraphNode hNode, CUgraphNode* dependencies,
-                                                    size_t* numDependencies)
-    __asm__("cuGraphNodeGetDependencies");
+CUresult CUDAAPI
+FakecudaGraphNodeGetDependenciesV1(CUgraphNode hNode, CUgraphNode* dependencies,
+                                   size_t* numDependencies) __asm__("cuGraphNodeGetDependencies");
 CUresult CUDAAPI FakecudaGraphNodeGetDependenciesV1(CUgraphNode hNode, CUgraphNode* dependencies,
                                                     size_t* numDependencies) {
   return cuGraphNodeGetDependencies(hNode, dependencies, nullptr, numDependencies);
@@ -199,10 +199,9 @@ CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode* de
   return ::fakecuda::EntryFailed("cuGraphNodeGetDependentNodes");
 }
 
-CUresult CUDAAPI FakecudaGraphNodeGetDependentNodesV1(CUgraphNode hNode,
-                                                      CUgraphNode* dependentNodes,
-                                                      size_t* numDependentNodes)
-    __asm__("cuGraphNodeGetDependentNodes");
+CUresult CUDAAPI FakecudaGraphNodeGetDependentNodesV1(
+    CUgraphNode hNode, CUgraphNode* dependentNodes,
+    size_t* numDependentNodes) __asm__("cuGraphNodeGetDependentNodes");
 CUresult CUDAAPI FakecudaGraphNodeGetDependentNodesV1(CUgraphNode hNode,
                                                       CUgraphNode* dependentNodes,
                                                       size_t* numDependentNodes) {
@@ -224,9 +223,9 @@ CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from,
   return ::fakecuda::EntryFailed("cuGraphAddDependencies");
 }
 
-CUresult CUDAAPI FakecudaGraphAddDependenciesV1(CUgraph hGraph, const CUgraphNode* from,
-                                                const CUgraphNode* to, size_t numDependencies)
-    __asm__("cuGraphAddDependencies");
+CUresult CUDAAPI
+FakecudaGraphAddDependenciesV1(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                               size_t numDependencies) __asm__("cuGraphAddDependencies");
 CUresult CUDAAPI FakecudaGraphAddDependenciesV1(CUgraph hGraph, const CUgraphNode* from,
                                                 const CUgraphNode* to, size_t numDependencies) {
   return cuGraphAddDependencies(hGraph, from, to, nullptr, numDependencies);

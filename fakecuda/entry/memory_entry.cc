@@ -448,7 +448,11 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) tr
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                                CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyAsync)
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dst, CU_MEMORYTYPE_UNIFIED, src, ByteCount, &r)) return r;
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dst,
+                            CU_MEMORYTYPE_UNIFIED, src, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -499,7 +503,12 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyHtoDAsync)
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_HOST, reinterpret_cast<std::uintptr_t>(srcHost), ByteCount, &r)) return r;
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice,
+                            CU_MEMORYTYPE_HOST, reinterpret_cast<std::uintptr_t>(srcHost),
+                            ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -513,7 +522,12 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, s
 CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoHAsync)
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_HOST, reinterpret_cast<std::uintptr_t>(dstHost), CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount, &r)) return r;
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_HOST,
+                            reinterpret_cast<std::uintptr_t>(dstHost), CU_MEMORYTYPE_DEVICE,
+                            srcDevice, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -527,7 +541,11 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoDAsync)
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount, &r)) return r;
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice,
+                            CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -558,7 +576,11 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
                                    CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyPeerAsync)
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dstDevice, CU_MEMORYTYPE_UNIFIED, srcDevice, ByteCount, &r)) return r;
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dstDevice,
+                            CU_MEMORYTYPE_UNIFIED, srcDevice, ByteCount, &r)) {
+    return r;
+  }
   if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }

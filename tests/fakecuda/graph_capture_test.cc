@@ -32,23 +32,20 @@ TEST_P(CaptureTest, BeginQueryEndReplay) {
     const CUgraphNode* deps = nullptr;
     const CUgraphEdgeData* edges = nullptr;
     size_t ndeps = 99;
-    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps),
-              CUDA_SUCCESS);
+    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps), CUDA_SUCCESS);
     EXPECT_EQ(st, CU_STREAM_CAPTURE_STATUS_NONE);
     EXPECT_EQ(id, 0u);
     EXPECT_EQ(g, nullptr);
     EXPECT_EQ(ndeps, 99u);  // not written when not capturing
     ASSERT_EQ(api().cuStreamBeginCapture(s1_, mode), CUDA_SUCCESS);
     EXPECT_EQ(Status(s1_), CU_STREAM_CAPTURE_STATUS_ACTIVE);
-    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps),
-              CUDA_SUCCESS);
+    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps), CUDA_SUCCESS);
     EXPECT_EQ(st, CU_STREAM_CAPTURE_STATUS_ACTIVE);
     EXPECT_NE(id, 0u);
     EXPECT_NE(g, nullptr);
     EXPECT_EQ(ndeps, 0u);
     EXPECT_EQ(LaunchAdd(s1_, buf_, 5), CUDA_SUCCESS);
-    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps),
-              CUDA_SUCCESS);
+    ASSERT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, &id, &g, &deps, &edges, &ndeps), CUDA_SUCCESS);
     EXPECT_EQ(st, CU_STREAM_CAPTURE_STATUS_ACTIVE);
     EXPECT_EQ(ndeps, 1u);
     EXPECT_EQ(api().cuStreamGetCaptureInfo(s1_, &st, nullptr, nullptr, nullptr, nullptr, nullptr),
@@ -89,32 +86,52 @@ struct RefusedCase {
 };
 
 constexpr RefusedCase kRefused[] = {
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"mem_alloc", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"mem_alloc", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"mem_free", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"mem_free", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"mem_alloc", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
+    {"mem_alloc", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
+    {"mem_free", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
+    {"mem_free", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
     {"memcpy_htod", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, false, 2},
     {"memcpy_htod", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_other", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_other", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, false, 3},
     {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, false, 3},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"event_query_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"event_query_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"event_query_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"event_query_plain", CU_STREAM_CAPTURE_MODE_GLOBAL, true,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, false, 2},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, false, 2},
     {"other_launch", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, false, 2},
@@ -125,32 +142,49 @@ constexpr RefusedCase kRefused[] = {
     {"mem_alloc_async", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, false, 4},
     {"module_load", CU_STREAM_CAPTURE_MODE_GLOBAL, false, CUDA_SUCCESS, true, 0},
     {"module_load", CU_STREAM_CAPTURE_MODE_GLOBAL, true, CUDA_SUCCESS, true, 0},
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"other_stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
     {"other_stream_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"mem_alloc", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"mem_alloc", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
     {"mem_alloc", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"mem_free", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"mem_free", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
     {"mem_free", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
     {"memcpy_htod", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false, 2},
     {"memcpy_htod", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_other", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_other", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false, 3},
-    {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 3},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false,
+     3},
+    {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false,
+     3},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_CAPTURED_EVENT,
+     true, 0},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_CAPTURED_EVENT,
+     true, 0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_CAPTURED_EVENT,
+     true, 0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_CAPTURED_EVENT,
+     true, 0},
+    {"event_sync_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
     {"event_sync_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"event_query_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"event_query_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false,
+     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
     {"event_query_plain", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false, 2},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
     {"other_launch", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, false, 2},
@@ -161,10 +195,14 @@ constexpr RefusedCase kRefused[] = {
     {"mem_alloc_async", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 4},
     {"module_load", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, CUDA_SUCCESS, true, 0},
     {"module_load", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, true, CUDA_SUCCESS, false, 2},
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"stream_query", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
+    {"stream_query", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+     true, 0},
     {"other_stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
     {"other_stream_sync", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 2},
     {"mem_alloc", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
@@ -177,16 +215,22 @@ constexpr RefusedCase kRefused[] = {
     {"memcpy_htod_async_other", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 2},
     {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 3},
     {"memcpy_htod_async_capturing", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 3},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_CAPTURED_EVENT, true, 0},
-    {"event_query_captured", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_CAPTURED_EVENT, true, 0},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_sync_captured", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
+    {"event_query_captured", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_CAPTURED_EVENT, true,
+     0},
     {"event_sync_plain", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
     {"event_sync_plain", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 2},
     {"event_query_plain", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
     {"event_query_plain", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 2},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
-    {"ctx_sync", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true, 0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
+    {"ctx_sync", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, true,
+     0},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
     {"legacy_launch", CU_STREAM_CAPTURE_MODE_RELAXED, true, CUDA_SUCCESS, false, 2},
     {"other_launch", CU_STREAM_CAPTURE_MODE_RELAXED, false, CUDA_SUCCESS, false, 2},
@@ -253,7 +297,8 @@ class CaptureRefusedTest : public GraphTestBase {
     for (const RefusedCase& c : kRefused) {
       if (std::string(c.call) != call) continue;
       ++ran;
-      SCOPED_TRACE(std::string(ModeName(c.mode)) + (c.other_thread ? " other thread" : " same thread"));
+      SCOPED_TRACE(std::string(ModeName(c.mode)) +
+                   (c.other_thread ? " other thread" : " same thread"));
       CUevent plain = nullptr, captured = nullptr;
       ASSERT_EQ(api().cuEventCreate(&plain, CU_EVENT_DEFAULT), CUDA_SUCCESS);
       ASSERT_EQ(api().cuEventCreate(&captured, CU_EVENT_DEFAULT), CUDA_SUCCESS);
@@ -459,8 +504,9 @@ TEST_P(CaptureTest, Misc) {
   CUgraph ga = nullptr;
   ASSERT_EQ(api().cuGraphCreate(&ga, 0), CUDA_SUCCESS);
   CUgraphExec ea = nullptr;
-  EXPECT_EQ(api().cuGraphInstantiateWithFlags(&ea, ga, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH),
-            CUDA_SUCCESS);
+  EXPECT_EQ(
+      api().cuGraphInstantiateWithFlags(&ea, ga, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH),
+      CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphLaunch(ea, s1_), CUDA_SUCCESS);
   EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphExecDestroy(ea), CUDA_SUCCESS);

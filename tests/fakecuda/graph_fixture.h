@@ -39,9 +39,12 @@ inline constexpr CUstreamCaptureMode kCaptureModes[] = {CU_STREAM_CAPTURE_MODE_G
 
 inline const char* ModeName(CUstreamCaptureMode mode) {
   switch (mode) {
-    case CU_STREAM_CAPTURE_MODE_GLOBAL: return "global";
-    case CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: return "thread_local";
-    case CU_STREAM_CAPTURE_MODE_RELAXED: return "relaxed";
+    case CU_STREAM_CAPTURE_MODE_GLOBAL:
+      return "global";
+    case CU_STREAM_CAPTURE_MODE_THREAD_LOCAL:
+      return "thread_local";
+    case CU_STREAM_CAPTURE_MODE_RELAXED:
+      return "relaxed";
   }
   return "?";
 }

@@ -61,15 +61,18 @@ TEST_P(GraphTest, Nodes) {
   ASSERT_EQ(api().cuGraphAddMemsetNode(&memset_node, g, &kernel, 1, &ms, ctx()), CUDA_SUCCESS);
   CUDA_MEMSET_NODE_PARAMS ms3 = ms;
   ms3.elementSize = 3;
-  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()),
+            CUDA_ERROR_INVALID_VALUE);
   ms3 = ms;
   ms3.elementSize = 4;
   ms3.dst = buf_ + 513;
-  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()),
+            CUDA_ERROR_INVALID_VALUE);
   ms3 = ms;
   ms3.height = 2;
   ms3.pitch = 0;
-  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddMemsetNode(&unused, g, nullptr, 0, &ms3, ctx()),
+            CUDA_ERROR_INVALID_VALUE);
   CUDA_MEMCPY3D cp{};
   cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
   cp.srcDevice = buf_ + 512;
@@ -94,7 +97,8 @@ TEST_P(GraphTest, Nodes) {
   ASSERT_EQ(api().cuGraphAddMemcpyNode(&memcpy_hd, g, &memcpy_dd, 1, &hd, ctx()), CUDA_SUCCESS);
   CUDA_MEMCPY3D cpbad = cp;
   cpbad.WidthInBytes = 0;
-  EXPECT_EQ(api().cuGraphAddMemcpyNode(&unused, g, nullptr, 0, &cpbad, ctx()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddMemcpyNode(&unused, g, nullptr, 0, &cpbad, ctx()),
+            CUDA_ERROR_INVALID_VALUE);
   static int host_calls = 0;
   host_calls = 0;
   CUDA_HOST_NODE_PARAMS hp{};
@@ -109,7 +113,8 @@ TEST_P(GraphTest, Nodes) {
   CUgraphNode rec = nullptr, wait = nullptr;
   ASSERT_EQ(api().cuGraphAddEventRecordNode(&rec, g, &host, 1, ev), CUDA_SUCCESS);
   ASSERT_EQ(api().cuGraphAddEventWaitNode(&wait, g, &rec, 1, ev), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuGraphAddEventRecordNode(&unused, g, nullptr, 0, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddEventRecordNode(&unused, g, nullptr, 0, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
   CUgraph child = nullptr;
   ASSERT_EQ(api().cuGraphCreate(&child, 0), CUDA_SUCCESS);
   CUgraphNode ck = nullptr;
@@ -127,13 +132,15 @@ TEST_P(GraphTest, Nodes) {
   CUgraphNode free_node = nullptr;
   ASSERT_EQ(api().cuGraphAddMemFreeNode(&free_node, g, &memset_alloc, 1, ap.dptr), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphAddMemFreeNode(&unused, g, nullptr, 0, buf_), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(api().cuGraphAddMemFreeNode(&unused, g, &free_node, 1, ap.dptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddMemFreeNode(&unused, g, &free_node, 1, ap.dptr),
+            CUDA_ERROR_INVALID_VALUE);
   CUgraph child2 = nullptr;
   ASSERT_EQ(api().cuGraphCreate(&child2, 0), CUDA_SUCCESS);
   CUDA_MEM_ALLOC_NODE_PARAMS ap2 = ap;
   ap2.dptr = 0;
   ASSERT_EQ(api().cuGraphAddMemAllocNode(&unused, child2, nullptr, 0, &ap2), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuGraphAddChildGraphNode(&unused, g, nullptr, 0, child2), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().cuGraphAddChildGraphNode(&unused, g, nullptr, 0, child2),
+            CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(NodeCount(g), 12u);
   CUgraphExec exec = nullptr;
   ASSERT_EQ(api().cuGraphInstantiateWithFlags(&exec, g, 0), CUDA_SUCCESS);
@@ -211,7 +218,8 @@ TEST_P(GraphMemTest, AttributesAndTrim) {
   EXPECT_EQ(api().cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
   Expect("after exec destroy and trim", 0, k32MiB, 0, k32MiB);
   cuuint64_t zero = 0, one = 1;
-  EXPECT_EQ(api().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero),
+            CUDA_SUCCESS);
   EXPECT_EQ(api().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &zero),
             CUDA_SUCCESS);
   EXPECT_EQ(api().cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &one),
@@ -272,9 +280,9 @@ TEST_P(GraphTest, CapturedKernelMemsetMemcpyReplay) {
     EXPECT_EQ(api().cuGraphNodeGetType(node, &t), CUDA_SUCCESS);
     types.push_back(t);
   }
-  EXPECT_EQ(types, (std::vector<CUgraphNodeType>{CU_GRAPH_NODE_TYPE_MEMSET, CU_GRAPH_NODE_TYPE_KERNEL,
-                                                 CU_GRAPH_NODE_TYPE_MEMCPY,
-                                                 CU_GRAPH_NODE_TYPE_KERNEL}));  // UNMEASURED
+  EXPECT_EQ(types, (std::vector<CUgraphNodeType>{
+                       CU_GRAPH_NODE_TYPE_MEMSET, CU_GRAPH_NODE_TYPE_KERNEL,
+                       CU_GRAPH_NODE_TYPE_MEMCPY, CU_GRAPH_NODE_TYPE_KERNEL}));  // UNMEASURED
   EXPECT_EQ(Read(buf_ + 128), 0u);
   CUgraphExec exec = nullptr;
   ASSERT_EQ(api().cuGraphInstantiateWithFlags(&exec, g, 0), CUDA_SUCCESS);
@@ -298,8 +306,10 @@ TEST_P(GraphTest, StructureQueriesCloneAndEdges) {
   ASSERT_EQ(api().cuGraphAddEmptyNode(&b, g, nullptr, 0), CUDA_SUCCESS);
   ASSERT_EQ(api().cuGraphAddEmptyNode(&c, g, &a, 1), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphAddDependencies(g, &b, &c, nullptr, 1), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuGraphAddDependencies(g, &b, &c, nullptr, 1), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
-  EXPECT_EQ(api().cuGraphAddDependencies(g, &c, &a, nullptr, 1), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED: a cycle
+  EXPECT_EQ(api().cuGraphAddDependencies(g, &b, &c, nullptr, 1),
+            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(api().cuGraphAddDependencies(g, &c, &a, nullptr, 1),
+            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED: a cycle
   size_t n = 0;
   EXPECT_EQ(api().cuGraphNodeGetDependencies(c, nullptr, nullptr, &n), CUDA_SUCCESS);
   EXPECT_EQ(n, 2u);

@@ -23,8 +23,10 @@ extern "C" {
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec e, CUgraphNode n,
                                                 const CUDA_KERNEL_NODE_PARAMS* p) {
-  static auto fn = Find<decltype(&cuGraphExecKernelNodeSetParams)>("cuGraphExecKernelNodeSetParams_v2");
-  return fn != nullptr && fn != &cuGraphExecKernelNodeSetParams ? fn(e, n, p) : CUDA_ERROR_NOT_SUPPORTED;
+  static auto fn =
+      Find<decltype(&cuGraphExecKernelNodeSetParams)>("cuGraphExecKernelNodeSetParams_v2");
+  return fn != nullptr && fn != &cuGraphExecKernelNodeSetParams ? fn(e, n, p)
+                                                                : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo* info) {

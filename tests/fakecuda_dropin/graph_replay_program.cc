@@ -51,13 +51,20 @@ const char kPtx[] = R"(
 
 const char* NodeTypeName(CUgraphNodeType t) {
   switch (t) {
-    case CU_GRAPH_NODE_TYPE_KERNEL: return "KERNEL";
-    case CU_GRAPH_NODE_TYPE_MEMCPY: return "MEMCPY";
-    case CU_GRAPH_NODE_TYPE_MEMSET: return "MEMSET";
-    case CU_GRAPH_NODE_TYPE_HOST: return "HOST";
-    case CU_GRAPH_NODE_TYPE_GRAPH: return "GRAPH";
-    case CU_GRAPH_NODE_TYPE_EMPTY: return "EMPTY";
-    default: return "OTHER";
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+      return "KERNEL";
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+      return "MEMCPY";
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+      return "MEMSET";
+    case CU_GRAPH_NODE_TYPE_HOST:
+      return "HOST";
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+      return "GRAPH";
+    case CU_GRAPH_NODE_TYPE_EMPTY:
+      return "EMPTY";
+    default:
+      return "OTHER";
   }
 }
 
