@@ -2,6 +2,7 @@
 #include "fakecuda/stream_work.h"
 
 #include "core/base/mutex.h"
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
 
@@ -18,6 +19,8 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
     return sticky;
   }
+  // Collectives are not captured (not modelled): refused, invalidating the capture.
+  if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
   Op op;
   op.what = work.what;
   op.ready = std::move(work.ready);

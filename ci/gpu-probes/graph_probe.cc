@@ -821,6 +821,104 @@ int CaseCaptureMisc() {
   return 0;
 }
 
+
+// I. modelling: what fakecuda models without a measurement yet (docs/driver_facts.md, "Modelling
+// choices" of stream capture): each line is one of them, to be compared with the fake's answer.
+int CaseModelling() {
+  Base b;
+  if (!b.Init()) return 1;
+  CUevent ev = nullptr;
+  cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+  R(cuEventRecord(ev, b.s2));
+  // Waiting on an event recorded outside the capture.
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuStreamWaitEvent(b.s1, ev, 0));
+  b.CaptureState("after waiting on an uncaptured event", b.s1);
+  CUgraph g = nullptr;
+  R(cuStreamEndCapture(b.s1, &g));
+  if (g) cuGraphDestroy(g), g = nullptr;
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuStreamWaitEvent(b.s1, ev, CU_EVENT_WAIT_EXTERNAL));
+  R(cuStreamEndCapture(b.s1, &g));
+  if (g) {
+    size_t n = 0;
+    cuGraphGetNodes(g, nullptr, &n);
+    Say("external wait: nodes = %zu", n);
+    cuGraphDestroy(g), g = nullptr;
+  }
+  // The legacy stream while a blocking stream captures.
+  CUstream blocking = nullptr;
+  cuStreamCreate(&blocking, CU_STREAM_DEFAULT);
+  R(cuStreamBeginCapture(blocking, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(b.LaunchEmpty(nullptr));
+  b.CaptureState("blocking stream after a legacy launch", blocking);
+  R(cuStreamEndCapture(blocking, &g));
+  if (g) cuGraphDestroy(g), g = nullptr;
+  cuStreamDestroy(blocking);
+  // A stream callback and a prefetch in capture.
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuStreamAddCallback(b.s1, [](CUstream, CUresult, void*) {}, nullptr, 0));
+  b.CaptureState("after cuStreamAddCallback", b.s1);
+  R(cuStreamEndCapture(b.s1, &g));
+  if (g) cuGraphDestroy(g), g = nullptr;
+  // Zero-byte copy and memset in capture.
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuMemcpyDtoDAsync(b.buf + 64, b.buf, 0, b.s1));
+  R(cuMemsetD8Async(b.buf, 1, 0, b.s1));
+  R(cuStreamEndCapture(b.s1, &g));
+  if (g) {
+    size_t n = 0;
+    cuGraphGetNodes(g, nullptr, &n);
+    Say("zero-byte copy and memset: nodes = %zu", n);
+    cuGraphDestroy(g), g = nullptr;
+  }
+  // The capture's graph before End; GetCaptureInfo of an invalidated capture.
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUgraph cg = nullptr;
+  cuuint64_t id = 0;
+  R(cuStreamGetCaptureInfo(b.s1, &st, &id, &cg, nullptr, nullptr, nullptr));
+  CUgraphExec ce = nullptr;
+  Say("instantiating the capturing graph = %s", Name(cuGraphInstantiateWithFlags(&ce, cg, 0)));
+  if (ce) cuGraphExecDestroy(ce);
+  CUgraph clone = nullptr;
+  Say("cloning the capturing graph = %s", Name(cuGraphClone(&clone, cg)));
+  if (clone) cuGraphDestroy(clone);
+  R(cuStreamQuery(b.s1));  // invalidates
+  id = 0;
+  cg = nullptr;
+  size_t nd = 99;
+  R(cuStreamGetCaptureInfo(b.s1, &st, &id, &cg, nullptr, nullptr, &nd));
+  Say("invalidated: status %s, id %s, graph %s, deps %zu", CaptureStatusName(st), id ? "set" : "0",
+      cg ? "set" : "null", nd);
+  R(cuStreamEndCapture(b.s1, &g));
+  // Destroying the origin stream while it captures, then an unsafe call (global mode).
+  CUstream doomed = nullptr;
+  cuStreamCreate(&doomed, CU_STREAM_NON_BLOCKING);
+  R(cuStreamBeginCapture(doomed, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  R(cuStreamDestroy(doomed));
+  CUdeviceptr p = 0;
+  R(cuMemAlloc(&p, 64));
+  if (p) cuMemFree(p);
+  // cuMemFreeAsync in capture of cuMemAlloc memory; captured node order.
+  R(cuMemAlloc(&p, 64));
+  R(cuStreamBeginCapture(b.s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuMemFreeAsync(p, b.s1));
+  b.CaptureState("after freeing cuMemAlloc memory in capture", b.s1);
+  R(cuStreamEndCapture(b.s1, &g));
+  if (g) cuGraphDestroy(g), g = nullptr;
+  cuMemFree(p);
+  // Edges: a duplicate and a cycle.
+  cuGraphCreate(&g, 0);
+  CUgraphNode a = nullptr, c = nullptr;
+  cuGraphAddEmptyNode(&a, g, nullptr, 0);
+  cuGraphAddEmptyNode(&c, g, &a, 1);
+  Say("duplicate edge = %s", Name(cuGraphAddDependencies(g, &a, &c, nullptr, 1)));
+  Say("cycle = %s", Name(cuGraphAddDependencies(g, &c, &a, nullptr, 1)));
+  cuGraphDestroy(g);
+  return 0;
+}
+
 std::vector<std::string> Cases() {
   std::vector<std::string> cases;
   const char* modes[] = {"global", "thread_local", "relaxed"};
@@ -851,6 +949,7 @@ std::vector<std::string> Cases() {
   cases.push_back("nodes");
   cases.push_back("graph_mem");
   cases.push_back("capture_misc");
+  cases.push_back("modelling");
   return cases;
 }
 
@@ -870,6 +969,7 @@ int RunOne(const std::string& c) {
   if (c == "nodes") return CaseNodes();
   if (c == "graph_mem") return CaseGraphMem();
   if (c == "capture_misc") return CaseCaptureMisc();
+  if (c == "modelling") return CaseModelling();
   fprintf(stderr, "unknown case %s\n", c.c_str());
   return 3;
 }

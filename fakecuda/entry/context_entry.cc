@@ -5,6 +5,7 @@
 // counts as cuMemAlloc, because cuGetProcAddress hands them out for the plain names.
 #include <algorithm>
 
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/thread_state.h"
 
@@ -327,6 +328,7 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) try {
 CUresult CUDAAPI cuCtxSynchronize(void) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   FAKECUDA_REQUIRE_CONTEXT()
+  if (CUresult r = fakecuda::CaptureCheckContextSync(st, ctx->id); r != CUDA_SUCCESS) return r;
   return st->SyncAll(ctx->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize");
@@ -339,6 +341,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxSynchronize)
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
+  if (CUresult r = fakecuda::CaptureCheckContextSync(st, c->id); r != CUDA_SUCCESS) return r;
   return st->SyncAll(c->id);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSynchronize_v2");

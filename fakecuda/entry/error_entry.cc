@@ -64,6 +64,27 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice de
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
 }
+// Older ABIs of the capture and graph entry points (capture_entry.cc, graph_query_entry.cc).
+extern "C" {
+CUresult CUDAAPI FakecudaStreamBeginCaptureV1(CUstream hStream) __asm__("cuStreamBeginCapture");
+CUresult CUDAAPI FakecudaStreamGetCaptureInfoV1(CUstream hStream, CUstreamCaptureStatus* status,
+                                                cuuint64_t* id) __asm__("cuStreamGetCaptureInfo");
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* status,
+                                           cuuint64_t* id, CUgraph* graph,
+                                           const CUgraphNode** deps, size_t* num_deps);
+CUresult CUDAAPI FakecudaGraphGetEdgesV1(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to,
+                                         size_t* numEdges) __asm__("cuGraphGetEdges");
+CUresult CUDAAPI FakecudaGraphNodeGetDependenciesV1(CUgraphNode hNode, CUgraphNode* dependencies,
+                                                    size_t* numDependencies)
+    __asm__("cuGraphNodeGetDependencies");
+CUresult CUDAAPI FakecudaGraphNodeGetDependentNodesV1(CUgraphNode hNode,
+                                                      CUgraphNode* dependentNodes,
+                                                      size_t* numDependentNodes)
+    __asm__("cuGraphNodeGetDependentNodes");
+CUresult CUDAAPI FakecudaGraphAddDependenciesV1(CUgraph hGraph, const CUgraphNode* from,
+                                                const CUgraphNode* to, size_t numDependencies)
+    __asm__("cuGraphAddDependencies");
+}
 // The cuStreamGetCtx_v2 per-thread variant (per_thread_entry.cc; cuda.h declares it only under
 // CUDA_API_PER_THREAD_DEFAULT_STREAM).
 extern "C" decltype(::cuStreamGetCtx_v2) cuStreamGetCtx_v2_ptsz;
@@ -224,6 +245,24 @@ constexpr Introduced kIntroduced[] = {
     {"cuGraphInstantiateWithFlags", 11040, 11040},
     {"cuGraphExecDestroy", 10000, 10000},
     {"cuGraphLaunch", 10000, 10000},
+    {"cuStreamGetCaptureInfo", 10010, 12030},
+    {"cuThreadExchangeStreamCaptureMode", 10010, 10010},
+    {"cuGraphGetNodes", 10000, 10000},
+    {"cuGraphGetRootNodes", 10000, 10000},
+    {"cuGraphGetEdges", 10000, 12030},
+    {"cuGraphNodeGetType", 10000, 10000},
+    {"cuGraphNodeGetDependencies", 10000, 12030},
+    {"cuGraphNodeGetDependentNodes", 10000, 12030},
+    {"cuGraphAddDependencies", 10000, 12030},
+    {"cuGraphDestroyNode", 10000, 10000},
+    {"cuGraphClone", 10000, 10000},
+    {"cuGraphAddChildGraphNode", 10000, 10000},
+    {"cuGraphAddMemAllocNode", 11040, 11040},
+    {"cuGraphAddMemFreeNode", 11040, 11040},
+    {"cuGraphUpload", 11010, 11010},
+    {"cuDeviceGetGraphMemAttribute", 11040, 11040},
+    {"cuDeviceSetGraphMemAttribute", 11040, 11040},
+    {"cuDeviceGraphMemTrim", 11040, 11040},
 };
 // The older ABIs the fake implements, handed out for requests older than an entry's current
 // form (measured on driver 580.159.04: cuCtxCreate at 12040 and at 3020 succeed). Requests that
@@ -239,6 +278,15 @@ constexpr OlderAbi kOlderAbis[] = {
     {"cuCtxCreate", 3020, [] { return AsVoid(&::cuCtxCreate_v2); }},
     {"cuCtxCreate", 11040, [] { return AsVoid(&::cuCtxCreate_v3); }},
     {"cuGetProcAddress", 11030, [] { return AsVoid(&::FakecudaGetProcAddressLegacy); }},
+    {"cuStreamBeginCapture", 10000, [] { return AsVoid(&::FakecudaStreamBeginCaptureV1); }},
+    {"cuStreamGetCaptureInfo", 10010, [] { return AsVoid(&::FakecudaStreamGetCaptureInfoV1); }},
+    {"cuStreamGetCaptureInfo", 11030, [] { return AsVoid(&::cuStreamGetCaptureInfo_v2); }},
+    {"cuGraphGetEdges", 10000, [] { return AsVoid(&::FakecudaGraphGetEdgesV1); }},
+    {"cuGraphNodeGetDependencies", 10000,
+     [] { return AsVoid(&::FakecudaGraphNodeGetDependenciesV1); }},
+    {"cuGraphNodeGetDependentNodes", 10000,
+     [] { return AsVoid(&::FakecudaGraphNodeGetDependentNodesV1); }},
+    {"cuGraphAddDependencies", 10000, [] { return AsVoid(&::FakecudaGraphAddDependenciesV1); }},
 };
 
 // The newer ABIs the driver hands out for the plain names from the version they were introduced

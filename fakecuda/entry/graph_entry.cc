@@ -15,7 +15,9 @@
 #include <set>
 #include <vector>
 
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 
@@ -32,10 +34,24 @@ namespace fakecuda {
 // Defined in stream_entry.cc: records `hEvent` on `hStream` (resolved like any stream argument).
 CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_REQUIRES(st->mu);
 
+GraphState* GraphById(DriverState* st, std::uint64_t id) {
+  return st->graphs().FindGraph(EncodeHandle<CUgraph>(HandleKind::kGraph, id));
+}
+
+bool DeviceRangeKnown(DriverState* st, std::uintptr_t ptr, std::size_t size) {
+  if (const Allocation* a = st->FindAllocation(ptr, 1)) {
+    return size <= a->size - (ptr - a->base);
+  }
+  return st->graphs().GraphAllocContaining(ptr, std::max<std::size_t>(size, 1)) != nullptr;
+}
+
 namespace {
 
-// Addresses at or above this are fake device addresses (see memory_entry.cc).
-constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
+constexpr std::uintptr_t kDeviceVaBase = kGraphDeviceVaBase;
+
+// Set while a node is being added (not launched): addresses of graph allocations, which are live
+// only while a launch holds them, are accepted then without being resolved.
+thread_local bool t_adding_node = false;
 
 // One side of a copy, resolved to host bytes: [data, data + span).
 CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr device,
@@ -63,11 +79,27 @@ CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr de
     *out = a->data + (address - a->base);
     return CUDA_SUCCESS;
   }
+  if (t_adding_node && type != CU_MEMORYTYPE_HOST &&
+      st->graphs().GraphAllocContaining(address, span) != nullptr) {
+    *out = nullptr;  // graph memory: resolved at each launch
+    return CUDA_SUCCESS;
+  }
   // Pageable host memory: not checkable, as for the real driver; device addresses must exist.
   if (type == CU_MEMORYTYPE_DEVICE || address >= kDeviceVaBase) return CUDA_ERROR_INVALID_VALUE;
   *out = reinterpret_cast<std::byte*>(address);
   return CUDA_SUCCESS;
 }
+
+// Scoped t_adding_node.
+class AddingNode {
+ public:
+  AddingNode() { t_adding_node = true; }
+  ~AddingNode() { t_adding_node = false; }
+  AddingNode(const AddingNode&) = delete;             // a scope
+  AddingNode& operator=(const AddingNode&) = delete;  // ditto
+};
+
+}  // namespace
 
 // The op of a memcpy node, with its memory resolved now.
 CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRES(st->mu) {
@@ -128,6 +160,10 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
   std::byte* data = nullptr;
   if (span != 0) {
     Allocation* a = st->FindAllocation(m.dst, span);
+    if (a == nullptr && t_adding_node &&
+        st->graphs().GraphAllocContaining(m.dst, span) != nullptr) {
+      return CUDA_SUCCESS;  // graph memory: resolved at each launch
+    }
     if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
     data = a->data + (m.dst - a->base);
   }
@@ -177,6 +213,15 @@ CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgrap
   return CUDA_SUCCESS;
 }
 
+namespace {
+
+// A launch that failed after pass 0: releases the allocations it made live.
+CUresult Unmake(DriverState* st, const std::vector<CUdeviceptr>& made, CUresult e)
+    CUHAL_REQUIRES(st->mu) {
+  for (CUdeviceptr d : made) st->ReleaseAllocation(d);
+  return e;
+}
+
 // A memcpy/memset node's context argument.
 CUresult CheckNodeContext(DriverState* st, CUcontext ctx) CUHAL_REQUIRES(st->mu) {
   if (ctx == nullptr) {
@@ -211,6 +256,8 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) try {
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // A graph a capture is building belongs to the capture until it ends (modelling choice).
+  if (g->capture_id != 0) return CUDA_ERROR_INVALID_VALUE;
   // Executable graphs made from it are independent copies and stay valid.
   graphs.DestroyGraph(g->id);
   return CUDA_SUCCESS;
@@ -266,7 +313,10 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   FAKECUDA_NODE_PROLOGUE()
   if (copyParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckNodeContext(st, ctx); e != CUDA_SUCCESS) return e;
+  // Measured: a copy of 0 bytes is refused.
+  if (copyParams->WidthInBytes == 0) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::Op probe;
+  fakecuda::AddingNode adding;
   if (CUresult e = fakecuda::MemcpyOp(st, *copyParams, &probe); e != CUDA_SUCCESS) return e;
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
@@ -284,6 +334,7 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   if (memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckNodeContext(st, ctx); e != CUDA_SUCCESS) return e;
   fakecuda::Op probe;
+  fakecuda::AddingNode adding;
   if (CUresult e = fakecuda::MemsetOp(st, *memsetParams, &probe); e != CUDA_SUCCESS) return e;
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_MEMSET;
@@ -348,16 +399,31 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // Kahn's algorithm; among ready nodes the earliest created goes first.
-  std::vector<std::uint64_t> ids = g->nodes;  // creation order == increasing ids
+  if (g->capture_id != 0) return CUDA_ERROR_INVALID_VALUE;  // still being captured (modelling)
+  std::vector<GraphNode> nodes;
+  nodes.reserve(g->nodes.size());
+  bool has_allocs = false;
+  for (std::uint64_t id : g->nodes) {
+    nodes.push_back(graphs.node(id));
+    has_allocs = has_allocs || nodes.back().type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  }
+  // Measured: a graph with memory alloc nodes has at most one executable graph at a time.
+  if (has_allocs && g->alloc_exec != 0 &&
+      graphs.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, g->alloc_exec)) !=
+          nullptr) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  nodes = fakecuda::FlattenChildGraphs(st, std::move(nodes));
+  // Kahn's algorithm; among ready nodes the earliest (lowest id) goes first.
+  std::map<std::uint64_t, const GraphNode*> by_id;
   std::map<std::uint64_t, int> indegree;
   std::map<std::uint64_t, std::vector<std::uint64_t>> dependents;
-  for (std::uint64_t id : ids) {
-    const GraphNode& n = graphs.node(id);
-    indegree[id] += 0;
+  for (const GraphNode& n : nodes) {
+    by_id[n.id] = &n;
+    indegree[n.id] += 0;
     for (std::uint64_t d : n.deps) {
-      ++indegree[id];
-      dependents[d].push_back(id);
+      ++indegree[n.id];
+      dependents[d].push_back(n.id);
     }
   }
   std::set<std::uint64_t> ready;
@@ -368,15 +434,17 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   while (!ready.empty()) {
     std::uint64_t id = *ready.begin();
     ready.erase(ready.begin());
-    order->push_back(graphs.node(id));
+    order->push_back(*by_id.at(id));
     for (std::uint64_t next : dependents[id]) {
       if (--indegree[next] == 0) ready.insert(next);
     }
   }
-  if (order->size() != ids.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cannot happen)
+  if (order->size() != nodes.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cannot happen)
   GraphExecState exec;
   exec.id = st->NewId();
+  exec.graph_id = g->id;
   exec.order = std::move(order);
+  if (has_allocs) g->alloc_exec = exec.id;
   *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
   graphs.AddExec(std::move(exec));
   return CUDA_SUCCESS;
@@ -389,7 +457,21 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) try {
   GraphModel& graphs = st->graphs();
   GraphExecState* e = graphs.FindExec(hGraphExec);
   if (e == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // Queued launches own what they need; they still complete.
+  // Queued launches own what they need; they still complete. Its graph memory stays reserved
+  // until a trim (graph_model.h invariant 4); its allocations outlive it.
+  if (e->mem_reserved != 0) {
+    fakecuda::OrphanGraphMem orphan;
+    orphan.device = e->mem_device;
+    orphan.bytes = e->mem_reserved;
+    for (const GraphNode& n : *e->order) {
+      if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) orphan.allocs.push_back(n.alloc_dptr);
+    }
+    graphs.orphans().push_back(std::move(orphan));
+  }
+  if (GraphState* g = fakecuda::GraphById(st, e->graph_id);
+      g != nullptr && g->alloc_exec == e->id) {
+    g->alloc_exec = 0;
+  }
   graphs.DestroyExec(e->id);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -404,12 +486,18 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   CUresult err;
   fakecuda::Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  // Measured: a graph launched into a capturing stream is refused and invalidates the capture.
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureRefuse(st, s, &r)) return r;
   const fakecuda::Context* stream_ctx = st->contexts().Find(s->ctx_id);
   if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
   if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
 
-  // Pass 1: resolve every node into an op (nothing is queued if any node fails).
+  // Pass 0: graph memory (graph_model.h invariant 4). Nothing of it survives a failed launch.
   std::shared_ptr<const std::vector<GraphNode>> order = exec->order;
+  std::vector<CUdeviceptr> made;
+  if (CUresult e = fakecuda::TakeGraphMemory(st, exec, s, &made); e != CUDA_SUCCESS) return e;
+
+  // Pass 1: resolve every node into an op (nothing is queued if any node fails).
   std::vector<fakecuda::Op> ops(order->size());
   for (size_t i = 0; i < order->size(); ++i) {
     const GraphNode& n = (*order)[i];
@@ -420,19 +508,25 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
         break;
       case CU_GRAPH_NODE_TYPE_KERNEL: {
         auto f = m.functions.find(n.function_id);
-        if (f == m.functions.end()) return CUDA_ERROR_INVALID_HANDLE;  // module unloaded
+        if (f == m.functions.end()) {  // module unloaded
+          return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);
+        }
         if (CUresult e = fakecuda::MakeKernelOp(st, f->second, n.config, n.params,
                                                 "cuGraphLaunch (kernel node)", &op);
             e != CUDA_SUCCESS) {
-          return e;
+          return fakecuda::Unmake(st, made, e);
         }
         break;
       }
       case CU_GRAPH_NODE_TYPE_MEMCPY:
-        if (CUresult e = fakecuda::MemcpyOp(st, n.copy, &op); e != CUDA_SUCCESS) return e;
+        if (CUresult e = fakecuda::MemcpyOp(st, n.copy, &op); e != CUDA_SUCCESS) {
+          return fakecuda::Unmake(st, made, e);
+        }
         break;
       case CU_GRAPH_NODE_TYPE_MEMSET:
-        if (CUresult e = fakecuda::MemsetOp(st, n.memset, &op); e != CUDA_SUCCESS) return e;
+        if (CUresult e = fakecuda::MemsetOp(st, n.memset, &op); e != CUDA_SUCCESS) {
+          return fakecuda::Unmake(st, made, e);
+        }
         break;
       case CU_GRAPH_NODE_TYPE_HOST: {
         op.what = "cuGraphLaunch (host node)";
@@ -449,15 +543,23 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
       case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
       case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
         fakecuda::Event* e = st->FindEvent(n.event);
-        if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed since
+        if (e == nullptr) {  // destroyed since
+          return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);
+        }
         if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD && e->ctx_id != s->ctx_id) {
-          return CUDA_ERROR_INVALID_HANDLE;  // as cuEventRecord
+          return fakecuda::Unmake(st, made, CUDA_ERROR_INVALID_HANDLE);  // as cuEventRecord
         }
         op.what = "cuGraphLaunch (event wait node)";
         break;
       }
+      case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+        op.what = "cuGraphLaunch (memory alloc node)";  // made live in pass 0
+        break;
+      case CU_GRAPH_NODE_TYPE_MEM_FREE:
+        fakecuda::MemFreeOp(st, n.alloc_dptr, &op);
+        break;
       default:
-        return CUDA_ERROR_NOT_SUPPORTED;
+        return fakecuda::Unmake(st, made, CUDA_ERROR_NOT_SUPPORTED);
     }
   }
 

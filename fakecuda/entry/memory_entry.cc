@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/memory_hooks.h"
 
@@ -143,6 +144,7 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
 
 CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,
                    const char* what) CUHAL_REQUIRES(st->mu) {
+  if (CUresult r = CaptureCheckUnsafe(st, true); r != CUDA_SUCCESS) return r;  // modelling
   if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   if (bytesize == 0) {
@@ -177,6 +179,7 @@ extern "C" {
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
   FAKECUDA_ENTER(cuMemAlloc)
+  if (CUresult r = fakecuda::CaptureCheckUnsafe(st, true); r != CUDA_SUCCESS) return r;
   if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Measured on the H200 (ci/gpu-probes, case "outparams"): a size-0 request and an
   // out-of-memory failure both write 0 to *dptr.
@@ -212,6 +215,7 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) try {
   FAKECUDA_ENTER(cuMemFree)
+  if (CUresult r = fakecuda::CaptureCheckUnsafe(st, true); r != CUDA_SUCCESS) return r;
   FAKECUDA_REQUIRE_CONTEXT()
   if (dptr == 0) return CUDA_SUCCESS;
   const Allocation* a = st->memory().At(dptr);
@@ -398,6 +402,7 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocat
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureRefuse(st, s, &r)) return r;  // modelling
   Op op;
   op.what = "cuMemPrefetchAsync";
   op.cost_us = DriverState::CopyCostUs(count, false);
@@ -443,6 +448,11 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) tr
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                                CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyAsync)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dst,
+                            CU_MEMORYTYPE_UNIFIED, src, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -493,6 +503,12 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyHtoDAsync)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice,
+                            CU_MEMORYTYPE_HOST, reinterpret_cast<std::uintptr_t>(srcHost),
+                            ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -506,6 +522,12 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, s
 CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoHAsync)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_HOST,
+                            reinterpret_cast<std::uintptr_t>(dstHost), CU_MEMORYTYPE_DEVICE,
+                            srcDevice, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveHost(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -519,6 +541,11 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyDtoDAsync)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_DEVICE, dstDevice,
+                            CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
   if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
@@ -549,6 +576,11 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
                                    CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuMemcpyPeerAsync)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureCopy(st, hStream, CU_MEMORYTYPE_UNIFIED, dstDevice,
+                            CU_MEMORYTYPE_UNIFIED, srcDevice, ByteCount, &r)) {
+    return r;
+  }
   if (st->FindContext(dstContext) == nullptr || st->FindContext(srcContext) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
@@ -594,6 +626,10 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) t
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
                                  CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD8Async)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureMemset(st, hStream, dstDevice, uc, 1, N, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, uc, 1, N, false, "cuMemsetD8Async");
@@ -604,6 +640,10 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD16Async)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureMemset(st, hStream, dstDevice, us, 2, N, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, us, 2, N, false, "cuMemsetD16Async");
@@ -614,6 +654,10 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
                                   CUstream hStream) try {
   FAKECUDA_ENTER(cuMemsetD32Async)
+  if (CUresult r = CUDA_SUCCESS;
+      fakecuda::CaptureMemset(st, hStream, dstDevice, ui, 4, N, &r)) {
+    return r;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueMemset(st, stream, dstDevice, ui, 4, N, false, "cuMemsetD32Async");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/module_model.h"
 
@@ -130,7 +131,10 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) try {
   if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   std::string log;
-  return fakecuda::LoadModule(st, ctx, image, module, &log);
+  CUresult r = fakecuda::LoadModule(st, ctx, image, module, &log);
+  // Measured: a module load succeeds but invalidates the captures that prohibit unsafe calls.
+  if (r == CUDA_SUCCESS) (void)fakecuda::CaptureCheckUnsafe(st, false);
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuModuleLoadData");
 }
@@ -160,6 +164,7 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigne
   FAKECUDA_REQUIRE_CONTEXT()
   std::string log;
   CUresult result = fakecuda::LoadModule(st, ctx, image, module, &log);
+  if (result == CUDA_SUCCESS) (void)fakecuda::CaptureCheckUnsafe(st, false);  // as cuModuleLoadData
   // Output options: the logs and the (virtual) compile time.
   fakecuda::WriteLog(result == CUDA_SUCCESS ? std::string() : log, error_buffer, error_size);
   fakecuda::WriteLog(std::string(), info_buffer, info_size);
@@ -317,6 +322,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
       e != CUDA_SUCCESS) {
     return e;
   }
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureKernel(st, s, *fn, config, &params, &r)) return r;
   fakecuda::Op op;
   if (CUresult e = fakecuda::MakeKernelOp(st, *fn, config, std::move(params), "cuLaunchKernel", &op);
       e != CUDA_SUCCESS) {

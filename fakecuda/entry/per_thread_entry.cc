@@ -63,6 +63,10 @@ FAKECUDA_PTSZ(cuStreamEndCapture_ptsz, cuStreamEndCapture, (CUstream s, CUgraph*
               (PerThread(s), g))
 FAKECUDA_PTSZ(cuStreamIsCapturing_ptsz, cuStreamIsCapturing,
               (CUstream s, CUstreamCaptureStatus* status), (PerThread(s), status))
+FAKECUDA_PTSZ(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_v3,
+              (CUstream s, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
+               const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* n),
+              (PerThread(s), status, id, graph, deps, edges, n))
 FAKECUDA_PTSZ(cuEventRecord_ptsz, cuEventRecord, (CUevent e, CUstream s), (e, PerThread(s)))
 FAKECUDA_PTSZ(cuEventRecordWithFlags_ptsz, cuEventRecordWithFlags,
               (CUevent e, CUstream s, unsigned int f), (e, PerThread(s), f))
@@ -117,3 +121,4 @@ FAKECUDA_PTSZ(cuLaunchKernel_ptsz, cuLaunchKernel,
                void** extra),
               (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params, extra))
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
+FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))

@@ -1,6 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: memory pools and the stream-ordered allocator. Argument checks live here; the
 // allocator itself is fakecuda/internal/mem_pool.h (read its invariants first).
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/memory_hooks.h"
@@ -116,6 +117,9 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hS
     *dptr = 0;  // measured: size 0 succeeds with a NULL pointer and allocates nothing
     return CUDA_SUCCESS;
   }
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureAlloc(st, s, bytesize, ctx->device, dptr, &r)) {
+    return r;  // a memory alloc node
+  }
   // From the pool current to the stream's device.
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.CurrentPool(ctx->device);
@@ -141,6 +145,9 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
     *dptr = 0;  // measured: size 0 succeeds with a NULL pointer and allocates nothing
     return CUDA_SUCCESS;
   }
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureAlloc(st, s, bytesize, p->device(), dptr, &r)) {
+    return r;  // a memory alloc node
+  }
   // The pool may live on another device than the stream's.
   CUresult r = model.Allocate(p, s, ctx, bytesize, "cuMemAllocFromPoolAsync", dptr);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) *dptr = 0;  // measured on the H200: OOM clears *dptr
@@ -155,6 +162,7 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) try {
   Context* ctx = nullptr;
   if (CUresult e = fakecuda::StreamAndContext(st, hStream, &s, &ctx); e != CUDA_SUCCESS) return e;
   if (dptr == 0) return CUDA_SUCCESS;  // measured: freeing NULL does nothing
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureFree(st, s, dptr, &r)) return r;  // a free node
   // Unknown, interior or already freed pointers, host memory and module variables are refused.
   const Allocation* a = st->memory().At(dptr);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;

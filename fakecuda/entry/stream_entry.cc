@@ -4,6 +4,7 @@
 // out for.
 #include <algorithm>
 
+#include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 
 using fakecuda::Context;
@@ -42,6 +43,7 @@ CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_RE
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
   if (s->ctx_id != e->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = CUDA_SUCCESS; CaptureRecordEvent(st, e, s, &r)) return r;
   e->generation++;
   e->complete = false;
   e->stream_id = s->id;
@@ -80,6 +82,7 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  fakecuda::CaptureOnStreamDestroyed(st, s->id);
   // Returns at once; queued work still completes (the stream is reaped when it drains).
   s->destroyed = true;
   st->ReapStreams();
@@ -93,6 +96,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  if (CUresult r = fakecuda::CaptureCheckStreamSync(st, s); r != CUDA_SUCCESS) return r;
   if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
     return sticky;
   }
@@ -106,6 +110,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) try {
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  if (CUresult r = fakecuda::CaptureCheckStreamSync(st, s); r != CUDA_SUCCESS) return r;
   return st->SyncStream(s, 0);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamSynchronize");
@@ -121,6 +126,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   if (s == nullptr) return err;
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureWaitEvent(st, s, e, Flags, &r)) return r;
   Op op;
   op.what = "cuStreamWaitEvent";
   // Waits for the event's most recent record as of this call; never recorded: no wait.
@@ -191,6 +197,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData)
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureHostFunction(st, s, fn, userData, &r)) return r;
   Op op;
   op.what = "cuLaunchHostFunc";
   op.kind = fakecuda::OpKind::kHostFunction;
@@ -212,6 +219,7 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureRefuse(st, s, &r)) return r;  // modelling
   Op op;
   op.what = "cuStreamAddCallback";
   op.kind = fakecuda::OpKind::kHostFunction;
@@ -226,39 +234,7 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
   return ::fakecuda::EntryFailed("cuStreamAddCallback");
 }
 
-CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode) try {
-  FAKECUDA_ENTER(cuStreamBeginCapture)
-  (void)mode;
-  CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
-  return CUDA_ERROR_NOT_SUPPORTED;  // stream capture is not modelled by fakecuda yet
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamBeginCapture");
-}
-
-CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) try {
-  FAKECUDA_ENTER(cuStreamEndCapture)
-  if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
-  return CUDA_ERROR_ILLEGAL_STATE;  // no capture was begun (capture is never active here)
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamEndCapture");
-}
-
-CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) try {
-  FAKECUDA_ENTER(cuStreamIsCapturing)
-  if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
-  *captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
-  return CUDA_SUCCESS;
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamIsCapturing");
-}
+// Stream capture: fakecuda/entry/capture_entry.cc.
 
 // --- events ---
 
@@ -311,6 +287,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) try {
   FAKECUDA_ENTER(cuEventQuery)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = fakecuda::CaptureCheckEventSync(st, e); r != CUDA_SUCCESS) return r;
   if (e->complete) return CUDA_SUCCESS;
   std::uint64_t id = e->id;
   Stream* s = st->FindStream(e->stream_id);
@@ -326,6 +303,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) try {
   FAKECUDA_ENTER(cuEventSynchronize)
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = fakecuda::CaptureCheckEventSync(st, e); r != CUDA_SUCCESS) return r;
   if (e->complete) {
     st->NoteSynchronized(e->stream_id, e->seq);  // still a synchronization (pool releases)
     return CUDA_SUCCESS;

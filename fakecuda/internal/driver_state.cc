@@ -149,6 +149,7 @@ void DriverState::ReleaseAllocation(std::uintptr_t base) {
 }
 
 void DriverState::TeardownContext(std::uint64_t ctx_id) {
+  if (graphs_ != nullptr) graphs_->DiscardCapturesOfContext(ctx_id);
   (void)SyncAll(ctx_id);
   ModulesOnContextTeardown(this, ctx_id);
   streams_.EraseContext(ctx_id);

@@ -42,6 +42,60 @@ void GraphModel::AddNode(GraphState& graph, GraphNode node) {
   nodes_.emplace(id, std::move(node));
 }
 
+GraphNode* GraphModel::FindNode(CUgraphNode handle, std::uint64_t* graph_id) {
+  const std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, handle);
+  auto it = nodes_.find(id);
+  if (it == nodes_.end()) return nullptr;
+  if (graph_id != nullptr) *graph_id = node_graph_.at(id);
+  return &it->second;
+}
+
+void GraphModel::DestroyNode(std::uint64_t id) {
+  auto owner = node_graph_.find(id);
+  if (owner == node_graph_.end()) return;
+  auto g = graphs_.find(owner->second);
+  if (g != graphs_.end()) {
+    std::vector<std::uint64_t>& ids = g->second.nodes;
+    ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
+    for (std::uint64_t other : ids) {
+      std::vector<std::uint64_t>& deps = nodes_.at(other).deps;
+      deps.erase(std::remove(deps.begin(), deps.end(), id), deps.end());
+    }
+  }
+  node_graph_.erase(owner);
+  nodes_.erase(id);
+}
+
+GraphAlloc* GraphModel::FindGraphAlloc(CUdeviceptr dptr) {
+  auto it = allocs_.find(dptr);
+  return it == allocs_.end() ? nullptr : &it->second;
+}
+
+const GraphAlloc* GraphModel::GraphAllocContaining(std::uintptr_t ptr, std::size_t size) const {
+  auto it = allocs_.upper_bound(ptr);
+  if (it == allocs_.begin()) return nullptr;
+  --it;
+  const std::uintptr_t base = it->first;
+  if (ptr < base || size > it->second.bytes || ptr - base > it->second.bytes - size) return nullptr;
+  return &it->second;
+}
+
+void GraphModel::DiscardCapture(std::uint64_t capture_id) {
+  const CaptureSequence* seq = captures_.Find(capture_id);
+  if (seq == nullptr) return;
+  const std::uint64_t graph_id = seq->graph_id;
+  captures_.End(capture_id);
+  DestroyGraph(graph_id);
+}
+
+void GraphModel::DiscardCapturesOfContext(std::uint64_t ctx_id) {
+  std::vector<std::uint64_t> doomed;
+  for (const auto& [id, c] : captures_.all()) {
+    if (c.ctx_id == ctx_id) doomed.push_back(id);
+  }
+  for (std::uint64_t id : doomed) DiscardCapture(id);
+}
+
 GraphExecState* GraphModel::FindExec(CUgraphExec handle) {
   auto it = execs_.find(DecodeHandle(HandleKind::kGraphExec, handle));
   return it == execs_.end() ? nullptr : &it->second;

@@ -1,29 +1,47 @@
 // Copyright 2026 The cuhal Authors.
-// The fake driver's graphs: graphs and their nodes (cuGraphCreate, cuGraphAdd*Node) and
-// executable graphs (cuGraphInstantiateWithFlags). Internal to fakecuda; the entry points are
-// fakecuda/entry/graph_entry.cc, which also turns an executable graph's nodes into stream work.
+// The fake driver's graphs: graphs and their nodes (cuGraphCreate, cuGraphAdd*Node, stream
+// capture), executable graphs (cuGraphInstantiateWithFlags) and graph memory (memory alloc/free
+// nodes, cuDeviceGetGraphMemAttribute). Internal to fakecuda; the entry points are
+// fakecuda/entry/graph_entry.cc (which also turns an executable graph's nodes into stream work),
+// graph_query_entry.cc, graph_mem_entry.cc and capture_entry.cc; the capture sequences live in
+// CaptureModel (fakecuda/internal/capture_model.h), which this model owns.
 //
 // Invariants:
 //  1. Handles (CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids with a kind tag, as
 //     every fake handle does: stale handles are always detected.
 //  2. A node belongs to exactly one graph (node_graph_), is listed in its graph's `nodes` in
-//     creation order, and names as dependencies only nodes of the same graph created before it
-//     (so a graph is always acyclic).
+//     creation order, and names as dependencies only nodes of the same graph; a graph is always
+//     acyclic (a new node depends on existing ones only, and cuGraphAddDependencies refuses an
+//     edge that would close a cycle).
 //  3. An executable graph holds copies of its graph's nodes in a topological order: destroying
 //     the graph leaves it valid, and a queued launch owns what it needs (module_model.h
-//     invariant 4), so destroying an executable graph with launches queued is safe.
+//     invariant 4), so destroying an executable graph with launches queued is safe. Child graph
+//     nodes hold a copy of their graph, made when the node was added, and are expanded in place
+//     when the graph is instantiated.
+//  4. Graph memory: a memory alloc node reserves its device addresses when it is added (never
+//     reused; GraphAlloc records them by address). A launch of an executable graph makes each
+//     allocation live (an ordinary kDevice entry of DriverState::memory(), made when the launch
+//     is enqueued) unless it is live already, and bumps its `launch` number; a free node releases
+//     it when it runs, but only if no later launch has made it its own since (same number), so
+//     back-to-back launches of one graph never free each other's memory. The device's
+//     reserved/used graph memory (GraphMemStats) is bookkeeping only: an executable graph's
+//     allocations rounded up to 32 MiB, from its first upload or launch until a trim finds none
+//     of them live.
 #ifndef CUHAL_FAKECUDA_INTERNAL_GRAPH_MODEL_H_
 #define CUHAL_FAKECUDA_INTERNAL_GRAPH_MODEL_H_
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/capture_model.h"
 #include "fakecuda/internal/module_model.h"
 
 namespace fakecuda {
@@ -46,11 +64,42 @@ struct GraphNode {
   void* host_data = nullptr;
   // Event record / wait nodes.
   CUevent event = nullptr;
+  // Child graph nodes: the child graph's nodes as they were when the node was added (creation
+  // order; their ids are the child graph's node ids, their deps refer to each other).
+  std::shared_ptr<const std::vector<GraphNode>> child;
+  // Memory alloc nodes: the addresses reserved when the node was added, the size, the device.
+  // Memory free nodes: alloc_dptr is the address freed.
+  CUdeviceptr alloc_dptr = 0;
+  std::size_t alloc_bytes = 0;
+  int alloc_device = 0;
+  // The node this one was copied from by cuGraphClone (0: none), for cuGraphExecUpdate.
+  std::uint64_t cloned_from = 0;
 };
 
 struct GraphState {
   std::uint64_t id = 0;
   std::vector<std::uint64_t> nodes;  // in creation order
+  // The live executable graph instantiated from it while it has memory alloc nodes (only one may
+  // exist at a time, measured); 0: none.
+  std::uint64_t alloc_exec = 0;
+  // The capture sequence building it (0: none); it becomes the user's at cuStreamEndCapture.
+  std::uint64_t capture_id = 0;
+};
+
+// One graph allocation's addresses (invariant 4), by its base address.
+struct GraphAlloc {
+  std::size_t bytes = 0;
+  int device = 0;
+  std::uint64_t allocation_id = 0;  // the memory-map entry of its current life (0: never live)
+  std::uint64_t launch = 0;         // bumped by each launch that makes it live or takes it over
+};
+
+// Graph memory of one device (cuDeviceGetGraphMemAttribute). The fake reports USED = RESERVED,
+// as the H200 did in every measured state.
+struct GraphMemStats {
+  std::uint64_t reserved = 0;
+  std::uint64_t reserved_high = 0;
+  std::uint64_t used_high = 0;
 };
 
 struct GraphExecState {
@@ -60,6 +109,18 @@ struct GraphExecState {
   // Launches of one executable graph are serialized: each waits for the previous one's end.
   std::uint64_t last_stream = 0;
   std::uint64_t last_seq = 0;
+  // The graph it was instantiated from (for its alloc_exec), and its graph memory: the bytes
+  // reserved for it on `mem_device` (0: none now, invariant 4).
+  std::uint64_t graph_id = 0;
+  int mem_device = 0;
+  std::uint64_t mem_reserved = 0;
+};
+
+// Graph memory reserved for executable graphs destroyed before a trim released it.
+struct OrphanGraphMem {
+  int device = 0;
+  std::uint64_t bytes = 0;
+  std::vector<CUdeviceptr> allocs;
 };
 
 // The graphs and executable graphs of one fake driver.
@@ -86,11 +147,36 @@ class GraphModel {
   void AddNode(GraphState& graph, GraphNode node);
   // A node of a live graph (the id must be one).
   const GraphNode& node(std::uint64_t id) const { return nodes_.at(id); }
+  GraphNode& mutable_node(std::uint64_t id) { return nodes_.at(id); }
+  // The node behind a handle, or null; *graph_id (when given) is its graph.
+  GraphNode* FindNode(CUgraphNode handle, std::uint64_t* graph_id = nullptr);
+  // Removes a node and every edge to or from it.
+  void DestroyNode(std::uint64_t id);
+
+  // --- graph memory (invariant 4) ---
+  // Records the addresses of a new alloc node.
+  void AddGraphAlloc(CUdeviceptr dptr, GraphAlloc alloc) { allocs_[dptr] = alloc; }
+  // The graph allocation with base `dptr`, or null.
+  GraphAlloc* FindGraphAlloc(CUdeviceptr dptr);
+  // The graph allocation containing [ptr, ptr + size), or null.
+  const GraphAlloc* GraphAllocContaining(std::uintptr_t ptr, std::size_t size) const;
+  GraphMemStats& mem_stats(int device) { return mem_stats_[device]; }
+  std::vector<OrphanGraphMem>& orphans() { return orphans_; }
+
+  // --- stream capture (fakecuda/internal/capture_model.h) ---
+  CaptureModel& captures() { return captures_; }
+  // Ends a capture sequence and destroys the graph it was building.
+  void DiscardCapture(std::uint64_t capture_id);
+  // Discards every capture of a context being torn down.
+  void DiscardCapturesOfContext(std::uint64_t ctx_id);
 
   // --- executable graphs ---
   GraphExecState* FindExec(CUgraphExec handle);
   void AddExec(GraphExecState exec);
   void DestroyExec(std::uint64_t id) { execs_.erase(id); }
+
+  // Every executable graph (graph memory trim).
+  std::unordered_map<std::uint64_t, GraphExecState>& execs() { return execs_; }
 
   // Adds graphs and executable graphs to the inventory.
   void CountLive(Inventory* inventory) const;
@@ -102,6 +188,10 @@ class GraphModel {
   std::unordered_map<std::uint64_t, GraphNode> nodes_;
   std::unordered_map<std::uint64_t, std::uint64_t> node_graph_;  // node id -> graph id
   std::unordered_map<std::uint64_t, GraphExecState> execs_;
+  std::map<CUdeviceptr, GraphAlloc> allocs_;
+  std::map<int, GraphMemStats> mem_stats_;
+  std::vector<OrphanGraphMem> orphans_;
+  CaptureModel captures_;
 };
 
 }  // namespace fakecuda
