@@ -224,6 +224,10 @@ constexpr Introduced kIntroduced[] = {
     {"cuGraphInstantiateWithFlags", 11040, 11040},
     {"cuGraphExecDestroy", 10000, 10000},
     {"cuGraphLaunch", 10000, 10000},
+    {"cuGraphExecKernelNodeSetParams", 10010, 12000},
+    {"cuGraphExecMemsetNodeSetParams", 10020, 10020},
+    {"cuGraphExecMemcpyNodeSetParams", 10020, 10020},
+    {"cuGraphExecUpdate", 10020, 12000},
 };
 // The older ABIs the fake implements, handed out for requests older than an entry's current
 // form (measured on driver 580.159.04: cuCtxCreate at 12040 and at 3020 succeed). Requests that
