@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/base/status.h"
+#include "core/command/command_target_kind.h"
 #include "core/memory/memory_pool.h"
 
 namespace cuhal {
@@ -38,6 +39,9 @@ struct DeviceParams {
   // holds this many is destroyed. 0 keeps none (every timepoint creates and destroys its event).
   // In [0, 2^20].
   std::size_t event_pool_capacity = 32;
+  // The target of command buffers made by Device::CreateCommandBuffer without one: kStream
+  // (direct submission) or kGraph (CUDA graphs, instantiated once and re-launched).
+  CommandTargetKind command_target = CommandTargetKind::kStream;
 
   // OK, or INVALID_ARGUMENT naming the first bad field and its value, e.g.
   // "DeviceParams.queue_count must be in [1, 64], got 0". A pool's minimum capacity above its
