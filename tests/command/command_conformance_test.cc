@@ -559,6 +559,35 @@ TEST_P(CommandConformanceTest, DeviceParameterChoosesTheDefaultTarget) {
   EXPECT_EQ(params.Validate().code(), StatusCode::kInvalidArgument);
 }
 
+// Queue::TransferRange (issue 12, "Transfers"): host to device, device to device and device to
+// host as queue operations ordered only by their semaphores, across two queues.
+TEST_P(CommandConformanceTest, TransferRangeInAllThreeDirectionsOrderedBySemaphores) {
+  Buffer a = NewBuffer(4096);
+  Buffer b = NewBuffer(4096);
+  std::shared_ptr<Semaphore> s = NewSemaphore();
+  std::vector<std::uint32_t> source = Iota(256, 40);
+  std::vector<std::uint32_t> back(256, 0);
+  const SemaphoreValue s1[] = {{s.get(), 1}}, s2[] = {{s.get(), 2}}, s3[] = {{s.get(), 3}};
+  // Submitted last-first: the device-to-host read waits for the copy, which waits for the write.
+  CUHAL_ASSERT_OK(device_->queue(0).TransferRange(s2, s3, b, 512,
+                                                  std::as_writable_bytes(std::span(back))));
+  CUHAL_ASSERT_OK(device_->queue(1).TransferRange(s1, s2, a, 0, b, 512, 1024));
+  {
+    const std::vector<std::uint32_t> copy_of_source = source;
+    CUHAL_ASSERT_OK(device_->queue(0).TransferRange({}, s1, std::as_bytes(std::span(copy_of_source)),
+                                                    a, 0));
+  }  // the host-to-device bytes were copied at submission
+  CUHAL_ASSERT_OK(s->Wait(3, Bound()));
+  EXPECT_EQ(back, source);
+  // Checked at submission, nothing submitted.
+  EXPECT_EQ(device_->queue(0).TransferRange({}, s1, a, 4000, b, 0, 1024).code(),
+            StatusCode::kOutOfRange);
+  std::vector<std::byte> too_big(8192);
+  EXPECT_EQ(device_->queue(0).TransferRange({}, s1, std::span<const std::byte>(too_big), a, 0).code(),
+            StatusCode::kOutOfRange);
+  EXPECT_EQ(s->Query().value(), 3u);
+}
+
 TEST_P(CommandConformanceTest, BadBindingTablesAreRefusedBeforeAnythingRuns) {
   for (const CommandTargetCase& target : CommandTargets()) {
     SCOPED_TRACE(target.name);
