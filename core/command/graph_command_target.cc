@@ -156,9 +156,8 @@ GraphCommandTarget::~GraphCommandTarget() {
 
 Status GraphCommandTarget::Prepare(const std::vector<Command>& commands) {
   commands_ = &commands;
-  MutexLock lock(mu_);
   steps_.clear();
-  segments_.clear();
+  std::vector<Segment> segments;
   std::size_t begin = 0;
   auto close_segment = [&](std::size_t end) {
     bool has_nodes = false;
@@ -169,8 +168,8 @@ Status GraphCommandTarget::Prepare(const std::vector<Command>& commands) {
       Segment segment;
       segment.begin = begin;
       segment.end = end;
-      steps_.push_back(Step{false, segments_.size()});
-      segments_.push_back(std::move(segment));
+      steps_.push_back(Step{false, segments.size()});
+      segments.push_back(std::move(segment));
     }
   };
   for (std::size_t i = 0; i < commands.size(); ++i) {
@@ -181,6 +180,8 @@ Status GraphCommandTarget::Prepare(const std::vector<Command>& commands) {
     }
   }
   close_segment(commands.size());
+  MutexLock lock(mu_);
+  segments_ = std::move(segments);
   return OkStatus();
 }
 
