@@ -118,7 +118,9 @@ class Fixture {
   ~Fixture() {
     if (device_ != nullptr) {
       Status synced = device_->Synchronize();
-      if (!synced.ok()) std::fprintf(stderr, "command_buffer_bench: %s\n", synced.ToString().c_str());
+      if (!synced.ok()) {
+        std::fprintf(stderr, "command_buffer_bench: %s\n", synced.ToString().c_str());
+      }
     }
     for (Buffer& buffer : buffers_) buffer = Buffer();
     exe_.reset();

@@ -619,8 +619,8 @@ TEST_P(CommandConformanceTest, TransferRangeInAllThreeDirectionsOrderedBySemapho
   CUHAL_ASSERT_OK(device_->queue(1).TransferRange(s1, s2, a, 0, b, 512, 1024));
   {
     const std::vector<std::uint32_t> copy_of_source = source;
-    CUHAL_ASSERT_OK(device_->queue(0).TransferRange({}, s1, std::as_bytes(std::span(copy_of_source)),
-                                                    a, 0));
+    CUHAL_ASSERT_OK(
+        device_->queue(0).TransferRange({}, s1, std::as_bytes(std::span(copy_of_source)), a, 0));
   }  // the host-to-device bytes were copied at submission
   CUHAL_ASSERT_OK(s->Wait(3, Bound()));
   EXPECT_EQ(back, source);
@@ -628,8 +628,9 @@ TEST_P(CommandConformanceTest, TransferRangeInAllThreeDirectionsOrderedBySemapho
   EXPECT_EQ(device_->queue(0).TransferRange({}, s1, a, 4000, b, 0, 1024).code(),
             StatusCode::kOutOfRange);
   std::vector<std::byte> too_big(8192);
-  EXPECT_EQ(device_->queue(0).TransferRange({}, s1, std::span<const std::byte>(too_big), a, 0).code(),
-            StatusCode::kOutOfRange);
+  EXPECT_EQ(
+      device_->queue(0).TransferRange({}, s1, std::span<const std::byte>(too_big), a, 0).code(),
+      StatusCode::kOutOfRange);
   EXPECT_EQ(s->Query().value(), 3u);
 }
 
