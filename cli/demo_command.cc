@@ -22,10 +22,12 @@
 #include "core/base/status_or.h"
 #include "core/channel/channel.h"
 #include "core/channel/channel_provider.h"
+#include "core/command/command_buffer.h"
 #include "core/device/device.h"
 #include "core/device/transfer_batch.h"
 #include "core/driver/context_scope.h"
 #include "core/driver/driver.h"
+#include "core/executable/executable.h"
 #include "core/memory/allocator.h"
 #include "core/semaphore/semaphore.h"
 #include "core/symbols/api_status.h"
@@ -90,30 +92,39 @@ KernelModule DemoKernelModule() {
   return {fakecuda::kSamplePtx, false};
 }
 
-// What step 5 says about the module it loaded and who ran its kernel.
+// What step 5 says about the module it loaded, the command buffers that ran its kernel and who
+// ran it.
 std::string DescribeKernelStep(const KernelModule& module, bool fake,
-                               std::uint64_t interpreted_instructions) {
+                               std::uint64_t interpreted_instructions,
+                               const CommandTargetStatistics& graph) {
   std::string loaded =
       module.from_cuda_cpp
           ? "5. Kernel: loaded the PTX nvcc compiled from CUDA C++ (cli/kernels/demo_kernels.cu) "
-            "when\n   cuhal was built (cuModuleLoadData), looked up its kernel add_one "
-            "(cuModuleGetFunction) and\n"
+            "when\n   cuhal was built, as an executable (cuModuleLoadDataEx; entry point "
+            "add_one);\n"
           : StrCat("5. Kernel: no CUDA C++ kernel (", DemoPtxMissing(),
-                   ");\n   loaded fakecuda's hand-written sample PTX instead (cuModuleLoadData), "
-                   "looked up its kernel\n   add_one (cuModuleGetFunction) and\n");
+                   ");\n   loaded fakecuda's hand-written sample PTX instead, as an executable "
+                   "(cuModuleLoadDataEx;\n   entry point add_one);\n");
   std::string ran;
   if (!fake) {
-    ran = "the GPU ran it.";
+    ran = "The GPU ran them.";
   } else if (module.from_cuda_cpp) {
-    ran = StrCat("fakecuda's PTX interpreter ran it (", interpreted_instructions,
+    ran = StrCat("fakecuda's PTX interpreter ran them (", interpreted_instructions,
                  " thread-instructions).");
   } else {
-    ran = "a host function registered under its name ran it (fakecuda/sample_kernels.h).";
+    ran = "A host function registered under its name ran them (fakecuda/sample_kernels.h).";
   }
-  return StrCat(loaded, "   launched it on queue 0's stream (cuLaunchKernel, ",
-                kElements / kThreadsPerBlock, " blocks of ", kThreadsPerBlock,
-                " threads) over B;\n   ", ran,
-                "\n   Read B back: every value is one more than before. Verified.\n");
+  return StrCat(
+      loaded, "   recorded one dispatch of it (", kElements / kThreadsPerBlock, " blocks of ",
+      kThreadsPerBlock, " threads) over binding slot 0 in a reusable\n",
+      "   command buffer per target and ran them on queue 0 (Queue::Execute, each signalling a\n"
+      "   semaphore): the stream target over B (cuLaunchKernel), then the graph target over B (a\n"
+      "   CUDA graph of one kernel node, cuGraphLaunch) and again, with a second binding table, "
+      "over A.\n   Graph target: instantiations ",
+      graph.instantiations, ", in-place updates ", graph.in_place_updates,
+      " (cuGraphExecKernelNodeSetParams), rebuilds ", graph.rebuilds, ".\n   ", ran,
+      "\n   Read back: every value of B is two more than before, every value of A one more. "
+      "Verified.\n");
 }
 
 // Step 3-6 on one device: buffers from both pools, copies, the kernel, pool statistics.
@@ -153,35 +164,63 @@ Status BuffersKernelAndPools(Device& device, bool fake, std::ostream& out) {
       << " values\n"
       << "   match. Verified.\n";
 
-  // 5. A kernel, loaded and launched through the CUDA table on the queue's stream.
+  // 5. A kernel as an executable, dispatched through a command buffer on each target.
   const KernelModule kernel_module = DemoKernelModule();
   const std::uint64_t instructions_before = fakecuda::ptx::TotalInstructions();
+  CommandTargetStatistics graph_stats;
   {
-    const CudaApi* api = device.cuda_api();
-    CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api, device.context()),
-                           "entering device 0's context");
-    CUmodule raw_module = nullptr;
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleLoadData, &raw_module, kernel_module.ptx),
-                          "loading the demo's kernel module");
-    ModuleHandle module(api, raw_module);
-    CUfunction add_one = nullptr;
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuModuleGetFunction, &add_one, module.get(), "add_one"));
-    CUdeviceptr data = b.device_ptr();
-    unsigned n = kElements;
-    void* params[] = {&data, &n};
-    const unsigned blocks = (kElements + kThreadsPerBlock - 1) / kThreadsPerBlock;
-    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api, cuLaunchKernel, add_one, blocks, 1, 1, kThreadsPerBlock,
-                                   1, 1, 0, queue.stream(), params, nullptr),
-                          "launching add_one");
+    ExecutableParams exe_params;
+    exe_params.image = ImageBytes(kernel_module.ptx);
+    exe_params.entry_points = {"add_one"};
+    exe_params.name = "demo kernels";
+    CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Create(device, exe_params),
+                           "loading the demo's kernels");
+    CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> done, device.CreateSemaphore(0));
+    DispatchConfig config;
+    config.workgroups = {(kElements + kThreadsPerBlock - 1) / kThreadsPerBlock, 1, 1};
+    config.block = {kThreadsPerBlock, 1, 1};
+    const BufferRef slot0[] = {BufferRef::Slot(0)};
+    const std::uint32_t n[] = {kElements};
+    std::uint64_t value = 0;
+    // Runs `cb` over `buffer` on queue 0 and waits for it.
+    auto run = [&](const std::shared_ptr<CommandBuffer>& cb, const Buffer& buffer) -> Status {
+      const Binding table[] = {{&buffer}};
+      const SemaphoreValue signal[] = {{done.get(), ++value}};
+      CUHAL_RETURN_IF_ERROR(queue.Execute({}, signal, cb, table));
+      return done->Wait(value, DeadlineAfter(std::chrono::seconds(60)));
+    };
+    for (CommandTargetKind target : {CommandTargetKind::kStream, CommandTargetKind::kGraph}) {
+      CommandBufferParams params;
+      params.mode = CommandBufferMode::kReusable;
+      params.binding_capacity = 1;
+      params.target = target;
+      params.name = StrCat("demo command buffer (", CommandTargetKindName(target), ")");
+      CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<CommandBuffer> cb,
+                             device.CreateCommandBuffer(params));
+      CUHAL_RETURN_IF_ERROR(cb->Dispatch(*exe, 0, config, slot0, n));
+      CUHAL_RETURN_IF_ERROR(cb->End());
+      CUHAL_RETURN_IF_ERROR(run(cb, b), "running add_one over B");
+      if (target == CommandTargetKind::kGraph) {
+        CUHAL_RETURN_IF_ERROR(run(cb, a), "re-running add_one over A");
+        graph_stats = cb->statistics().target;
+      }
+    }
+    std::vector<unsigned> back_a(kElements, 0);
+    CUHAL_RETURN_IF_ERROR(queue.Read(a, 0, WritableBytes(back_a)), "reading A");
     CUHAL_RETURN_IF_ERROR(queue.Read(b, 0, WritableBytes(back)), "reading B");
     CUHAL_RETURN_IF_ERROR(queue.Synchronize(), "waiting for add_one");
-    CUHAL_RETURN_IF_ERROR(module.Reset(), "unloading the demo's kernel module");
-    CUHAL_RETURN_IF_ERROR(scope.Exit());
+    CUHAL_RETURN_IF_ERROR(Verify(back_a, [](std::size_t i) { return static_cast<unsigned>(i + 1); },
+                                 "A after add_one (graph, second binding table)"));
   }
-  CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i + 1); },
-                               "B after add_one"));
+  CUHAL_RETURN_IF_ERROR(Verify(back, [](std::size_t i) { return static_cast<unsigned>(i + 2); },
+                               "B after add_one (stream, then graph)"));
+  if (graph_stats.instantiations != 1 || graph_stats.in_place_updates != 1) {
+    return InternalError(StrCat("the graph command buffer was instantiated ",
+                                graph_stats.instantiations, " time(s) and updated in place ",
+                                graph_stats.in_place_updates, " time(s), expected once each"));
+  }
   out << DescribeKernelStep(kernel_module, fake,
-                            fakecuda::ptx::TotalInstructions() - instructions_before);
+                            fakecuda::ptx::TotalInstructions() - instructions_before, graph_stats);
 
   // 6. What the pools hold now, and after the buffers are freed.
   CUHAL_ASSIGN_OR_RETURN(MemoryPoolsStatistics live, device.QueryPoolStatistics());

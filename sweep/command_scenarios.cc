@@ -102,7 +102,9 @@ Status ExecutableScenario(const CudaApi* api) {
   return device->Synchronize();
 }
 
-Status StreamCommandBufferScenario(const CudaApi* api) {
+namespace {
+
+Status CommandBufferScenario(const CudaApi* api, CommandTargetKind target) {
   constexpr std::size_t kCount = 256;
   constexpr std::size_t kBytes = kCount * 4;
   fakecuda::SampleKernels kernels;
@@ -115,6 +117,7 @@ Status StreamCommandBufferScenario(const CudaApi* api) {
   CommandBufferParams params;
   params.mode = CommandBufferMode::kReusable;
   params.binding_capacity = 2;
+  params.target = target;
   params.name = "sweep command buffer";
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<CommandBuffer> cb, CommandBuffer::Create(api, params));
   // out = reverse(update(constants) + 1) over slot 0 (scratch) and slot 1 (out).
@@ -149,16 +152,40 @@ Status StreamCommandBufferScenario(const CudaApi* api) {
   }
   // A one-shot command buffer over direct buffers.
   CUHAL_ASSIGN_OR_RETURN(Buffer c, device->allocator().Allocate({}, kBytes));
-  CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<CommandBuffer> once, CommandBuffer::Create(api));
+  CommandBufferParams once_params;
+  once_params.target = target;
+  CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<CommandBuffer> once,
+                         CommandBuffer::Create(api, once_params));
   const std::uint32_t nine = 9;
   CUHAL_RETURN_IF_ERROR(once->Fill(BufferRef::Direct(c), &nine, 4));
   CUHAL_RETURN_IF_ERROR(once->End());
   CUHAL_RETURN_IF_ERROR(Submit(device->queue(1), once, {}, *done, 3));
   CUHAL_ASSIGN_OR_RETURN(std::vector<std::uint32_t> got, ReadBack(device->queue(0), c, kCount));
   if (got != std::vector<std::uint32_t>(kCount, 9)) return InternalError("one-shot: wrong data");
+  if (target == CommandTargetKind::kGraph) {
+    // Instantiated once; the second table's buffers were updated into it, not rebuilt.
+    const CommandTargetStatistics stats = cb->statistics().target;
+    if (stats.instantiations != 1 || stats.launches != 2 ||
+        stats.in_place_updates + stats.reuses != 1 || stats.rebuilds != 0) {
+      return InternalError(StrCat("graph statistics: ", stats.instantiations, " instantiations, ",
+                                  stats.launches, " launches, ", stats.in_place_updates,
+                                  " in-place updates, ", stats.reuses, " reuses, ",
+                                  stats.rebuilds, " rebuilds"));
+    }
+  }
   cb.reset();
   once.reset();
   return device->Synchronize();
+}
+
+}  // namespace
+
+Status StreamCommandBufferScenario(const CudaApi* api) {
+  return CommandBufferScenario(api, CommandTargetKind::kStream);
+}
+
+Status GraphCommandBufferScenario(const CudaApi* api) {
+  return CommandBufferScenario(api, CommandTargetKind::kGraph);
 }
 
 std::vector<SweepScenario> CommandScenarios() {
@@ -170,10 +197,18 @@ std::vector<SweepScenario> CommandScenarios() {
     scenario.cleanup_calls = DeviceCleanupCalls();
     scenario.cleanup_calls["cuEventDestroy"] = {};  // the event pool's and the HAL event's
     scenario.cleanup_calls["cuModuleUnload"] = {};  // the executable's
+    // The graph target's, at destruction (or when a failed submission drops its graph).
+    fakecuda::Inventory exec_left;
+    exec_left.graph_execs = 1;
+    scenario.cleanup_calls["cuGraphExecDestroy"] = {exec_left};
+    fakecuda::Inventory graph_left;
+    graph_left.graphs = 1;
+    scenario.cleanup_calls["cuGraphDestroy"] = {graph_left};
     scenarios.push_back(std::move(scenario));
   };
   add("executable", &ExecutableScenario);
   add("command buffer (stream)", &StreamCommandBufferScenario);
+  add("command buffer (graph)", &GraphCommandBufferScenario);
   return scenarios;
 }
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The cuhal Authors.
 // The fault-sweep scenarios of executables and command buffers ("executable", "command buffer
-// (stream)"): each opens a device, loads the sample module (fakecuda/sample_kernels.h, whose
+// (stream)", "command buffer (graph)"): each opens a device, loads the sample module (fakecuda/sample_kernels.h, whose
 // kernels it registers for its run), records and submits work, checks the data, and destroys
 // everything. Part of CoreScenarios() (sweep/core_scenarios.h); also run under many seeds of the
 // adversarial scheduler by tests/command/command_seeds_test.
@@ -23,8 +23,11 @@ Status ExecutableScenario(const CudaApi* api);
 // A reusable command buffer (fill, update, copy, barrier, dispatch, HAL event signal and wait)
 // submitted twice with two binding tables on two queues, and a one-shot one; every result checked.
 Status StreamCommandBufferScenario(const CudaApi* api);
+// The same on the CUDA graph target (GraphCommandTarget): instantiated at the first submission,
+// updated in place for the second table; also checks the target's statistics.
+Status GraphCommandBufferScenario(const CudaApi* api);
 
-// The two, in this order, with the device core's cleanup calls (and cuModuleUnload, cuEventDestroy).
+// The three, in this order, with the device core's cleanup calls (and cuModuleUnload, cuEventDestroy).
 std::vector<SweepScenario> CommandScenarios();
 
 }  // namespace cuhal::sweep

@@ -69,7 +69,8 @@ bool NamesEntry(std::string_view text, std::string_view entry) {
 bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed) {
   const int known = live.contexts + live.primary_retains + live.streams + live.events +
                     live.device_allocations + live.host_allocations + live.host_registrations +
-                    live.managed_allocations + live.pools + live.pool_allocations + live.modules;
+                    live.managed_allocations + live.pools + live.pool_allocations + live.modules +
+                    live.graphs + live.graph_execs;
   return live.Total() == known && live.contexts <= allowed.contexts &&
          live.primary_retains <= allowed.primary_retains && live.streams <= allowed.streams &&
          live.events <= allowed.events &&
@@ -78,7 +79,8 @@ bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed)
          live.host_registrations <= allowed.host_registrations &&
          live.managed_allocations <= allowed.managed_allocations &&
          live.pools <= allowed.pools && live.pool_allocations <= allowed.pool_allocations &&
-         live.modules <= allowed.modules;
+         live.modules <= allowed.modules && live.graphs <= allowed.graphs &&
+         live.graph_execs <= allowed.graph_execs;
 }
 
 // CUHAL_SWEEP_VERBOSE (a boolean, default off).

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/command/graph_command_target.h"
 #include "core/command/stream_command_target.h"
 #include "core/device/queue.h"
 
@@ -319,8 +320,9 @@ Status CommandBuffer::End() {
   }
   slots_used_ = static_cast<std::uint32_t>(slot_used_.size());
   std::unique_ptr<CommandTarget> target;
-  switch (params_.target) {
+  switch (target_kind()) {
     case CommandTargetKind::kStream: target = std::make_unique<StreamCommandTarget>(api_); break;
+    case CommandTargetKind::kGraph: target = std::make_unique<GraphCommandTarget>(api_); break;
   }
   CUHAL_RETURN_IF_ERROR(target->Prepare(commands_), params_.name, ": preparing its ",
                         target->name(), " target");
@@ -415,6 +417,12 @@ Status CommandBuffer::Issue(CUstream stream, ResolvedBindings resolved) const {
                         " target)");
   issues_.fetch_add(1);
   return OkStatus();
+}
+
+CommandBuffer::Statistics CommandBuffer::statistics() const noexcept {
+  Statistics s{submissions_.load(), issues_.load(), {}};
+  if (target_ != nullptr) s.target = target_->statistics();
+  return s;
 }
 
 Status CommandBuffer::CheckRunsOn(CUstream stream) const {

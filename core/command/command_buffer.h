@@ -1,8 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 // CommandBuffer: one recording API for device work (fill, update, copy, dispatch, execution
 // barriers, HAL events, collectives), replayed on a queue by a CommandTarget (IREE's
-// command_buffer, with stream_command_buffer as the first target; a CUDA graph target comes
-// later behind the same interface).
+// command_buffer, with stream_command_buffer and graph_command_buffer as its targets).
 #ifndef CUHAL_CORE_COMMAND_COMMAND_BUFFER_H_
 #define CUHAL_CORE_COMMAND_COMMAND_BUFFER_H_
 
@@ -13,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -21,6 +21,7 @@
 #include "core/base/mutex.h"
 #include "core/base/status_or.h"
 #include "core/channel/channel.h"
+#include "core/command/command_target_kind.h"
 #include "core/executable/executable.h"
 #include "core/memory/buffer.h"
 #include "core/semaphore/event.h"
@@ -134,14 +135,11 @@ enum class CommandBufferMode {
   kOneShot,   // submitted at most once; direct buffer refs only
   kReusable,  // submitted any number of times, each with its own binding table
 };
-// Where the recorded commands run. kStream: issued one by one on the queue's stream at each
-// submission (StreamCommandTarget). A graph target (CUDA graph, built once and re-launched) is
-// the next one; it plugs in here.
-enum class CommandTargetKind { kStream };
-
 struct CommandBufferParams {
   CommandBufferMode mode = CommandBufferMode::kOneShot;
-  CommandTargetKind target = CommandTargetKind::kStream;
+  // Where the commands run (command_target_kind.h). Unset: the device's default
+  // (DeviceParams.command_target) when made by Device::CreateCommandBuffer, kStream otherwise.
+  std::optional<CommandTargetKind> target;
   // Indirect refs may name slots [0, binding_capacity); a submission's table needs at least as
   // many entries as the highest slot used + 1. Must be 0 for one-shot command buffers.
   std::uint32_t binding_capacity = 0;
@@ -163,13 +161,14 @@ struct CommandBufferParams {
 // over different buffers each time. One-shot buffers take only direct refs and are submitted once
 // (a second submission is FAILED_PRECONDITION).
 //
-// Targets (the seam for CUDA graphs): the commands are stored as a plain list (commands()); at
-// End the command buffer makes its CommandTarget (params.target) and hands it the list once;
-// every submission resolves the bindings and asks the target to Issue the list on the queue's
-// stream. The stream target issues each command as a stream operation; a graph target will build
-// (or capture) a CUgraph from the same list at its first Issue, instantiate it once, and on later
-// submissions update the executable graph's parameters from the new bindings (cuGraphExecUpdate or
-// the node setters) and re-launch it, with no change here or in Queue::Execute.
+// Targets: the commands are stored as a plain list (commands()); at End the command buffer makes
+// its CommandTarget (params.target) and hands it the list once; every submission resolves the
+// bindings and asks the target to Issue the list on the queue's stream. The stream target
+// (StreamCommandTarget) issues each command as a stream operation; the graph target
+// (GraphCommandTarget) builds CUgraphs from the same list at its first Issue, instantiates them
+// once, and on later submissions updates the executable graphs from the new bindings (node
+// setters, else cuGraphExecUpdate, else a rebuild: statistics().target says which) and re-launches
+// them, with no change here or in Queue::Execute.
 //
 // Ownership: made by Create and shared (shared_ptr): Queue::Execute keeps a reference until the
 // submission retires, so the caller may drop its own. It records addresses, not Buffer objects:
@@ -250,9 +249,12 @@ class CommandBuffer {
   struct Statistics {
     std::uint64_t submissions = 0;  // successful Resolve calls
     std::uint64_t issues = 0;       // Issue calls that enqueued everything
+    CommandTargetStatistics target;  // the target's own (all 0 for the stream target)
   };
-  [[nodiscard]] Statistics statistics() const noexcept {
-    return Statistics{submissions_.load(), issues_.load()};
+  [[nodiscard]] Statistics statistics() const noexcept;
+  // The target this command buffer runs on (params().target, or kStream when unset).
+  [[nodiscard]] CommandTargetKind target_kind() const noexcept {
+    return params_.target.value_or(CommandTargetKind::kStream);
   }
 
  private:
@@ -292,6 +294,8 @@ class CommandTarget {
   [[nodiscard]] virtual Status Prepare(const std::vector<Command>& commands) = 0;
   // Enqueues one execution of the list on `stream` with `bindings` resolved (context current).
   [[nodiscard]] virtual Status Issue(CUstream stream, ResolvedBindings bindings) = 0;
+  // What the target did across submissions (a graph target's instantiations and updates).
+  [[nodiscard]] virtual CommandTargetStatistics statistics() const noexcept { return {}; }
 };
 
 // The address and length of `range` in one submission.

@@ -172,6 +172,12 @@ std::shared_ptr<ChannelProvider> Device::channel_provider() const {
   return channel_provider_;
 }
 
+StatusOr<std::shared_ptr<CommandBuffer>> Device::CreateCommandBuffer(
+    CommandBufferParams params) const {
+  if (!params.target.has_value()) params.target = params_.command_target;
+  return CommandBuffer::Create(api_, std::move(params));
+}
+
 StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& params) {
   const std::string context = StrCat("creating channel on device ", identifier_);
   CUHAL_RETURN_IF_ERROR(RequireNcclTable(nccl_, context));

@@ -18,6 +18,7 @@
 #include "core/base/status_or.h"
 #include "core/channel/channel.h"
 #include "core/channel/channel_provider.h"
+#include "core/command/command_buffer.h"
 #include "core/device/device_params.h"
 #include "core/device/queue.h"
 #include "core/device/queue_scheduler.h"
@@ -146,6 +147,11 @@ class Device {
   // is also reported to the provider (ChannelProvider::Fail) so the other ranks stop waiting.
   // Every error is under "creating channel on device <identifier>".
   [[nodiscard]] StatusOr<std::unique_ptr<Channel>> CreateChannel(const ChannelParams& params = {});
+
+  // A command buffer in the recording state (CommandBuffer::Create with this device's table);
+  // params.target unset takes the device's default, params().command_target.
+  [[nodiscard]] StatusOr<std::shared_ptr<CommandBuffer>> CreateCommandBuffer(
+      CommandBufferParams params = {}) const;
 
   // A timeline semaphore at `initial_value`, named "semaphore <n> of <identifier>" in messages.
   // No driver call; it may be used with every queue of this device (and waited on by the host

@@ -24,6 +24,10 @@ Status DeviceParams::Validate() const {
     return InvalidArgumentError(StrCat("DeviceParams.event_pool_capacity must be <= ",
                                        kMaxEventPoolCapacity, ", got ", event_pool_capacity));
   }
+  if (command_target != CommandTargetKind::kStream && command_target != CommandTargetKind::kGraph) {
+    return InvalidArgumentError(StrCat("DeviceParams.command_target must be kStream or kGraph, got ",
+                                       static_cast<int>(command_target)));
+  }
   CUHAL_RETURN_IF_ERROR(CheckPool(device_local_pool, "device_local_pool"));
   CUHAL_RETURN_IF_ERROR(CheckPool(other_pool, "other_pool"));
   return OkStatus();

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/base/status.h"
+#include "core/command/command_target_kind.h"
 #include "core/memory/memory_pool.h"
 
 namespace cuhal {
@@ -45,6 +46,9 @@ struct DeviceParams {
   // H200), so that which driver calls are made, in which order, never depends on timing: the
   // fault sweeps (sweep/) use it, since they inject a failure by call index.
   bool batch_completions = true;
+  // The target of command buffers made by Device::CreateCommandBuffer without one: kStream
+  // (direct submission) or kGraph (CUDA graphs, instantiated once and re-launched).
+  CommandTargetKind command_target = CommandTargetKind::kStream;
 
   // OK, or INVALID_ARGUMENT naming the first bad field and its value, e.g.
   // "DeviceParams.queue_count must be in [1, 64], got 0". A pool's minimum capacity above its

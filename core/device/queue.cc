@@ -246,6 +246,32 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch 
   return scheduler_->Submit(std::move(action));
 }
 
+Status Queue::TransferRange(SemaphoreList waits, SemaphoreList signals,
+                            std::span<const std::byte> source, Buffer& target,
+                            std::size_t target_offset) {
+  TransferBatch batch;
+  CUHAL_RETURN_IF_ERROR(batch.Write(source, target, target_offset), "queue ", index_,
+                        ": transfer range (host to device)");
+  return Execute(waits, signals, std::move(batch));
+}
+
+Status Queue::TransferRange(SemaphoreList waits, SemaphoreList signals, const Buffer& source,
+                            std::size_t source_offset, std::span<std::byte> target) {
+  TransferBatch batch;
+  CUHAL_RETURN_IF_ERROR(batch.Read(source, source_offset, target), "queue ", index_,
+                        ": transfer range (device to host)");
+  return Execute(waits, signals, std::move(batch));
+}
+
+Status Queue::TransferRange(SemaphoreList waits, SemaphoreList signals, const Buffer& source,
+                            std::size_t source_offset, Buffer& target, std::size_t target_offset,
+                            std::size_t length) {
+  TransferBatch batch;
+  CUHAL_RETURN_IF_ERROR(batch.Copy(source, source_offset, target, target_offset, length),
+                        "queue ", index_, ": transfer range (device to device)");
+  return Execute(waits, signals, std::move(batch));
+}
+
 Status Queue::Execute(SemaphoreList waits, SemaphoreList signals,
                       std::shared_ptr<const CommandBuffer> command_buffer,
                       std::span<const Binding> bindings) {

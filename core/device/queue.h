@@ -133,6 +133,26 @@ class Queue {
   [[nodiscard]] Status Execute(SemaphoreList waits, SemaphoreList signals,
                                std::shared_ptr<const CommandBuffer> command_buffer,
                                std::span<const Binding> bindings = {});
+  // One transfer as a queue operation (IREE's transfer_range, the seed's transfer_range): after
+  // `waits`, copies `length` bytes, then signals; the same wait/signal semantics as Execute (it is
+  // an Execute of a one-transfer TransferBatch, so the ranges are checked now, as the Queue
+  // method of the same kind checks them: INVALID_ARGUMENT / OUT_OF_RANGE / FAILED_PRECONDITION
+  // with nothing submitted).
+  //   host to device: `source` is copied into the operation now (it need not outlive the call);
+  //   device to host: `target` holds the bytes once the signals are reached, and must stay
+  //                   valid until then;
+  //   device to device: source[source_offset, +length) to target[target_offset, +length), any
+  //                   heaps (not overlapping within one buffer).
+  [[nodiscard]] Status TransferRange(SemaphoreList waits, SemaphoreList signals,
+                                     std::span<const std::byte> source, Buffer& target,
+                                     std::size_t target_offset);
+  [[nodiscard]] Status TransferRange(SemaphoreList waits, SemaphoreList signals,
+                                     const Buffer& source, std::size_t source_offset,
+                                     std::span<std::byte> target);
+  [[nodiscard]] Status TransferRange(SemaphoreList waits, SemaphoreList signals,
+                                     const Buffer& source, std::size_t source_offset,
+                                     Buffer& target, std::size_t target_offset,
+                                     std::size_t length);
   // Signals `signals` once `waits` are reached (and, on the device, after nothing else).
   [[nodiscard]] Status Barrier(SemaphoreList waits, SemaphoreList signals);
   // Asks the device's worker to look at deferred operations again. Never blocks.

@@ -27,6 +27,8 @@ CUHAL_CUDA_HANDLE_TRAITS(HostMemoryTraits, void*, cuMemFreeHost)
 CUHAL_CUDA_HANDLE_TRAITS(HostRegistrationTraits, void*, cuMemHostUnregister)
 CUHAL_CUDA_HANDLE_TRAITS(MemoryPoolTraits, CUmemoryPool, cuMemPoolDestroy)
 CUHAL_CUDA_HANDLE_TRAITS(ModuleTraits, CUmodule, cuModuleUnload)
+CUHAL_CUDA_HANDLE_TRAITS(GraphTraits, CUgraph, cuGraphDestroy)
+CUHAL_CUDA_HANDLE_TRAITS(GraphExecTraits, CUgraphExec, cuGraphExecDestroy)
 #undef CUHAL_CUDA_HANDLE_TRAITS
 
 // A retained primary context is released by device ordinal, not by its CUcontext.
@@ -54,6 +56,8 @@ using HostMemoryHandle = Handle<HostMemoryTraits>;
 using HostRegistrationHandle = Handle<HostRegistrationTraits>;
 using MemoryPoolHandle = Handle<MemoryPoolTraits>;
 using ModuleHandle = Handle<ModuleTraits>;
+using GraphHandle = Handle<GraphTraits>;
+using GraphExecHandle = Handle<GraphExecTraits>;
 using PrimaryContextHandle = Handle<PrimaryContextTraits>;
 using NcclCommHandle = Handle<NcclCommTraits>;
 

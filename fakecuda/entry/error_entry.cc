@@ -263,6 +263,10 @@ constexpr Introduced kIntroduced[] = {
     {"cuDeviceGetGraphMemAttribute", 11040, 11040},
     {"cuDeviceSetGraphMemAttribute", 11040, 11040},
     {"cuDeviceGraphMemTrim", 11040, 11040},
+    {"cuGraphExecKernelNodeSetParams", 10010, 12000},
+    {"cuGraphExecMemsetNodeSetParams", 10020, 10020},
+    {"cuGraphExecMemcpyNodeSetParams", 10020, 10020},
+    {"cuGraphExecUpdate", 10020, 12000},
 };
 // The older ABIs the fake implements, handed out for requests older than an entry's current
 // form (measured on driver 580.159.04: cuCtxCreate at 12040 and at 3020 succeed). Requests that

@@ -232,6 +232,18 @@ CUresult CheckNodeContext(DriverState* st, CUcontext ctx) CUHAL_REQUIRES(st->mu)
 }
 
 }  // namespace
+
+// For graph_update_entry.cc (the node setters check new parameters as the Add calls do).
+CUresult CheckMemcpyNodeParams(DriverState* st, const CUDA_MEMCPY3D& c) CUHAL_REQUIRES(st->mu) {
+  Op probe;
+  return MemcpyOp(st, c, &probe);
+}
+CUresult CheckMemsetNodeParams(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m)
+    CUHAL_REQUIRES(st->mu) {
+  Op probe;
+  return MemsetOp(st, m, &probe);
+}
+
 }  // namespace fakecuda
 
 #define FAKECUDA_NODE_PROLOGUE()                                                     \

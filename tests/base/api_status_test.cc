@@ -138,12 +138,13 @@ TEST(CudaResultToStatusTest, ContextChainHasTheDocumentedForm) {
 }
 
 TEST(CuhalCuTest, NullOptionalEntryIsUnimplementedNotACrash) {
-  CudaApi api;  // cuGraphCreate (optional) is null
-  CUgraph graph = nullptr;
-  Status status = CUHAL_CU(&api, cuGraphCreate, &graph, 0);
+  CudaApi api;  // cuFuncSetAttribute (optional) is null
+  Status status =
+      CUHAL_CU(&api, cuFuncSetAttribute, nullptr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0);
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(status.message(),
-            "cuGraphCreate is not provided by the bound libcuda (optional entry point missing)");
+            "cuFuncSetAttribute is not provided by the bound libcuda (optional entry point "
+            "missing)");
 }
 
 TEST(CuhalCuTest, NamesThePlainFunctionEvenForVersionedEntries) {

@@ -268,7 +268,10 @@ TEST(CliTest, DemoRunsOnTheFakeAndVerifiesEveryStep) {
   EXPECT_THAT(r.out, HasSubstr("4 devices"));
   EXPECT_THAT(r.out, HasSubstr("Opened device 0 (cuda:0)"));
   EXPECT_THAT(r.out, HasSubstr("all 65536 values\n   match. Verified."));
-  EXPECT_THAT(r.out, HasSubstr("every value is one more than before. Verified."));
+  EXPECT_THAT(r.out, HasSubstr("every value of B is two more than before, every value of A one "
+                               "more. Verified."));
+  EXPECT_THAT(r.out, HasSubstr("Graph target: instantiations 1, in-place updates 1 "
+                               "(cuGraphExecKernelNodeSetParams), rebuilds 0."));
   EXPECT_THAT(r.out, HasSubstr("Pool statistics"));
   EXPECT_THAT(r.out, ContainsRegex("device-local pool +32.0 MiB +256.0 KiB"));
   EXPECT_THAT(r.out, ContainsRegex("other pool +32.0 MiB +256.0 KiB"));
@@ -297,11 +300,11 @@ TEST(CliTest, DemoKernelIsCompiledCudaCppOnThePtxInterpreter) {
   if (missing.empty()) {
     EXPECT_THAT(r.out, HasSubstr("loaded the PTX nvcc compiled from CUDA C++ "
                                  "(cli/kernels/demo_kernels.cu)"));
-    EXPECT_THAT(r.out, ContainsRegex("fakecuda's PTX interpreter ran it \\([1-9][0-9]* "
+    EXPECT_THAT(r.out, ContainsRegex("fakecuda's PTX interpreter ran them \\([1-9][0-9]* "
                                      "thread-instructions\\)"));
   } else {
     EXPECT_THAT(r.out, HasSubstr("no CUDA C++ kernel (" + missing + ")"));
-    EXPECT_THAT(r.out, HasSubstr("a host function registered under its name ran it"));
+    EXPECT_THAT(r.out, HasSubstr("A host function registered under its name ran them"));
   }
 }
 

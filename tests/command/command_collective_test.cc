@@ -141,6 +141,14 @@ TEST_P(CommandCollectiveTest, RecordedAllReduceAndAllGatherMatchTheHostReference
             }
           }
         }
+        // The graph target split the list at the collectives: one graph (the copy) launched per
+        // submission, the collectives issued on the stream after it.
+        const CommandTargetStatistics stats = cb->statistics().target;
+        if (target.kind == CommandTargetKind::kGraph &&
+            (stats.instantiations != 1 || stats.launches != 2)) {
+          return InternalError(StrCat("graph target: ", stats.instantiations,
+                                      " instantiation(s), ", stats.launches, " launch(es)"));
+        }
         return OkStatus();
       });
       EXPECT_TRUE(AllOk(statuses)) << Describe(statuses);

@@ -2,7 +2,7 @@
 // Conformance of executables (core/executable) and command buffers (core/command) on every
 // backend: the same bodies run against fakecuda ("fake", "fake_adversarial") and the installed
 // CUDA driver ("real"), and every command buffer body runs over every target of
-// CommandTargets() (today the stream target; the graph target joins by one line there). Topics
+// CommandTargets() (the stream target and the CUDA graph target). Topics
 // follow IREE's CTS: executable_cache_test, command_buffer_test, command_buffer_fill_buffer_test,
 // command_buffer_update_buffer_test, command_buffer_copy_buffer_test,
 // command_buffer_dispatch_test, event_test. The kernels are fakecuda/sample_kernels.h's PTX: the
@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/command/command_buffer.h"
@@ -37,6 +38,8 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
 Deadline Bound() { return DeadlineAfter(60s); }
+
+constexpr std::uint32_t kPatternWord = 0x5A5A0FF0u;
 
 std::vector<std::uint32_t> Iota(std::size_t n, std::uint32_t start) {
   std::vector<std::uint32_t> v(n);
@@ -477,6 +480,158 @@ TEST_P(CommandConformanceTest, ReusableCommandBufferRunsOverDifferentBindingTabl
     for (std::size_t i = 256; i < 512; ++i) want[i] = src[i] + 1;
     EXPECT_EQ(Read<std::uint32_t>(big_out, 512), want);
   }
+}
+
+// The graph target instantiates once; a re-submission with the same addresses launches the
+// executable graph as it is, one with another binding table updates its nodes in place (no
+// re-instantiation). The stream target has no target statistics.
+TEST_P(CommandConformanceTest, GraphTargetUpdatesInPlaceForAnotherBindingTable) {
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe,
+                             Executable::Create(*device_, SampleParams()));
+  for (const CommandTargetCase& target : CommandTargets()) {
+    SCOPED_TRACE(target.name);
+    CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> cb,
+                               NewCommandBuffer(target, CommandBufferMode::kReusable, 2));
+    // slot 1 = 9s; slot 1 += 1 (add_one); slot 0 = slot 1; slot 0's first word = 77 (update).
+    const std::uint32_t nine = 9;
+    CUHAL_ASSERT_OK(cb->Fill(BufferRef::Slot(1), &nine, 4));
+    DispatchConfig config;
+    config.block = {256, 1, 1};
+    const BufferRef bindings[] = {BufferRef::Slot(1)};
+    const std::uint32_t n[] = {256};
+    CUHAL_ASSERT_OK(cb->Dispatch(*exe, 0, config, bindings, n));
+    CUHAL_ASSERT_OK(cb->Copy(BufferRef::Slot(1), BufferRef::Slot(0)));
+    const std::uint32_t word = 77;
+    CUHAL_ASSERT_OK(cb->Update(std::as_bytes(std::span(&word, 1)), BufferRef::Slot(0)));
+    CUHAL_ASSERT_OK(cb->End());
+    Buffer a0 = NewBuffer(1024), a1 = NewBuffer(1024), b0 = NewBuffer(1024), b1 = NewBuffer(1024);
+    const Binding table_a[] = {{&a0}, {&a1}};
+    const Binding table_b[] = {{&b0}, {&b1}};
+    std::vector<std::uint32_t> want(256, 10);
+    want[0] = 77;
+    CUHAL_ASSERT_OK(Run(cb, table_a));
+    CUHAL_ASSERT_OK(Run(cb, table_a));
+    EXPECT_EQ(Read<std::uint32_t>(a0, 256), want);
+    CUHAL_ASSERT_OK(Run(cb, table_b));
+    EXPECT_EQ(Read<std::uint32_t>(b0, 256), want);
+    EXPECT_EQ(Read<std::uint32_t>(b1, 256), std::vector<std::uint32_t>(256, 10));
+    Write(a0, std::vector<std::uint32_t>(256, 0));
+    CUHAL_ASSERT_OK(Run(cb, table_a));  // back to the first table: updated again
+    EXPECT_EQ(Read<std::uint32_t>(a0, 256), want);
+    const CommandBuffer::Statistics stats = cb->statistics();
+    EXPECT_EQ(stats.submissions, 4u);
+    EXPECT_EQ(stats.issues, 4u);
+    if (target.kind == CommandTargetKind::kStream) {
+      EXPECT_EQ(stats.target.instantiations, 0u);
+      EXPECT_EQ(stats.target.launches, 0u);
+      continue;
+    }
+    EXPECT_EQ(stats.target.instantiations, 1u);
+    EXPECT_EQ(stats.target.launches, 4u);
+    EXPECT_EQ(stats.target.reuses, 1u);
+    EXPECT_EQ(stats.target.in_place_updates, 2u);
+    EXPECT_EQ(stats.target.nodes_updated, 8u);  // 4 nodes, each time
+    EXPECT_EQ(stats.target.whole_graph_updates, 0u);
+    EXPECT_EQ(stats.target.rebuilds, 0u);
+  }
+}
+
+// Concurrent submissions of one reusable command buffer from two threads, on two queues, each
+// with its own binding tables: the target serializes its own state (the graph target's update and
+// launch are one step), so every submission computes over its own buffers.
+TEST_P(CommandConformanceTest, ConcurrentSubmissionsWithDifferentTablesStayApart) {
+  for (const CommandTargetCase& target : CommandTargets()) {
+    SCOPED_TRACE(target.name);
+    CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> cb,
+                               NewCommandBuffer(target, CommandBufferMode::kReusable, 1));
+    CUHAL_ASSERT_OK(cb->Fill(BufferRef::Slot(0), &kPatternWord, 4));
+    CUHAL_ASSERT_OK(cb->End());
+    constexpr int kRounds = 12;
+    std::vector<Buffer> buffers[2];
+    for (auto& per_thread : buffers) {
+      for (int i = 0; i < kRounds; ++i) per_thread.push_back(NewBuffer(256));
+    }
+    std::vector<Status> failures[2];
+    auto submit = [&](int t) {
+      for (int i = 0; i < kRounds; ++i) {
+        const Binding table[] = {{&buffers[t][i]}};
+        Status s = Run(cb, table, t);
+        if (!s.ok()) failures[t].push_back(s);
+      }
+    };
+    std::thread other(submit, 1);
+    submit(0);
+    other.join();
+    for (int t = 0; t < 2; ++t) {
+      EXPECT_TRUE(failures[t].empty()) << failures[t].front();
+      for (int i = 0; i < kRounds; ++i) {
+        EXPECT_EQ(Read<std::uint32_t>(buffers[t][i], 64),
+                  std::vector<std::uint32_t>(64, kPatternWord))
+            << "thread " << t << " round " << i;
+      }
+    }
+    EXPECT_EQ(cb->statistics().submissions, 2u * kRounds);
+    if (target.kind == CommandTargetKind::kGraph) {
+      EXPECT_EQ(cb->statistics().target.instantiations, 1u);
+      EXPECT_EQ(cb->statistics().target.launches, 2u * kRounds);
+    }
+  }
+}
+
+// DeviceParams.command_target picks the target of Device::CreateCommandBuffer when none is given.
+TEST_P(CommandConformanceTest, DeviceParameterChoosesTheDefaultTarget) {
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> plain, device_->CreateCommandBuffer());
+  EXPECT_EQ(plain->target_kind(), CommandTargetKind::kStream);
+  DeviceParams params;
+  params.command_target = CommandTargetKind::kGraph;
+  device_.reset();
+  CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, params));
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> cb, device_->CreateCommandBuffer());
+  EXPECT_EQ(cb->target_kind(), CommandTargetKind::kGraph);
+  CommandBufferParams stream;
+  stream.target = CommandTargetKind::kStream;
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> explicit_stream,
+                             device_->CreateCommandBuffer(stream));
+  EXPECT_EQ(explicit_stream->target_kind(), CommandTargetKind::kStream);
+  Buffer b = NewBuffer(256);
+  const std::uint8_t five = 5;
+  CUHAL_ASSERT_OK(cb->Fill(BufferRef::Direct(b), &five, 1));
+  CUHAL_ASSERT_OK(cb->End());
+  CUHAL_ASSERT_OK(Run(cb));
+  EXPECT_EQ(Read<std::uint8_t>(b, 256), std::vector<std::uint8_t>(256, 5));
+  EXPECT_EQ(cb->statistics().target.instantiations, 1u);
+  params.command_target = static_cast<CommandTargetKind>(7);
+  EXPECT_EQ(params.Validate().code(), StatusCode::kInvalidArgument);
+}
+
+// Queue::TransferRange (issue 12, "Transfers"): host to device, device to device and device to
+// host as queue operations ordered only by their semaphores, across two queues.
+TEST_P(CommandConformanceTest, TransferRangeInAllThreeDirectionsOrderedBySemaphores) {
+  Buffer a = NewBuffer(4096);
+  Buffer b = NewBuffer(4096);
+  std::shared_ptr<Semaphore> s = NewSemaphore();
+  std::vector<std::uint32_t> source = Iota(256, 40);
+  std::vector<std::uint32_t> back(256, 0);
+  const SemaphoreValue s1[] = {{s.get(), 1}}, s2[] = {{s.get(), 2}}, s3[] = {{s.get(), 3}};
+  // Submitted last-first: the device-to-host read waits for the copy, which waits for the write.
+  CUHAL_ASSERT_OK(device_->queue(0).TransferRange(s2, s3, b, 512,
+                                                  std::as_writable_bytes(std::span(back))));
+  CUHAL_ASSERT_OK(device_->queue(1).TransferRange(s1, s2, a, 0, b, 512, 1024));
+  {
+    const std::vector<std::uint32_t> copy_of_source = source;
+    CUHAL_ASSERT_OK(
+        device_->queue(0).TransferRange({}, s1, std::as_bytes(std::span(copy_of_source)), a, 0));
+  }  // the host-to-device bytes were copied at submission
+  CUHAL_ASSERT_OK(s->Wait(3, Bound()));
+  EXPECT_EQ(back, source);
+  // Checked at submission, nothing submitted.
+  EXPECT_EQ(device_->queue(0).TransferRange({}, s1, a, 4000, b, 0, 1024).code(),
+            StatusCode::kOutOfRange);
+  std::vector<std::byte> too_big(8192);
+  EXPECT_EQ(
+      device_->queue(0).TransferRange({}, s1, std::span<const std::byte>(too_big), a, 0).code(),
+      StatusCode::kOutOfRange);
+  EXPECT_EQ(s->Query().value(), 3u);
 }
 
 TEST_P(CommandConformanceTest, BadBindingTablesAreRefusedBeforeAnythingRuns) {

@@ -1,7 +1,6 @@
 // Copyright 2026 The cuhal Authors.
 // The command buffer targets every shared test body runs over (RMM's pattern: one body, many
-// factories). Adding the CUDA graph target = one entry here; every conformance body then runs on
-// it too.
+// factories): the direct stream target and the CUDA graph target.
 #ifndef CUHAL_TESTS_COMMAND_COMMAND_TARGETS_H_
 #define CUHAL_TESTS_COMMAND_COMMAND_TARGETS_H_
 
@@ -18,7 +17,7 @@ struct CommandTargetCase {
 };
 
 inline std::vector<CommandTargetCase> CommandTargets() {
-  return {{CommandTargetKind::kStream, "stream"}};
+  return {{CommandTargetKind::kStream, "stream"}, {CommandTargetKind::kGraph, "graph"}};
 }
 
 // CommandBufferParams for `target`, `mode` and `binding_capacity`.
