@@ -63,7 +63,7 @@ bool Parser::LowerMemory(const Statement& s, std::string* why) {
   in.guard_neg = s.guard_neg ? 1 : 0;
   const std::string& b = s.base;
   if (b == "prefetch" || b == "prefetchu" || b == "membar" || b == "fence") {
-    in.fn = SelectNop();
+    in.fn = b == "membar" || b == "fence" ? SelectFence() : SelectNop();
     Emit(in);
     return true;
   }

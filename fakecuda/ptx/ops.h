@@ -92,6 +92,7 @@ Handler SelectStore();  // [a + imm] = v[0..vec)
 enum class AtomOp : std::uint8_t { kAdd, kMin, kMax, kExch, kCas, kAnd, kOr, kXor, kInc, kDec };
 Handler SelectAtom(AtomOp op, Type t);  // d = old; [a + imm] op= b (cas: compare b, swap c)
 Handler SelectNop();
+Handler SelectFence();  // membar / fence: a sequentially consistent fence
 
 // --- control (ops_control.cc) ---
 Handler SelectBranch();    // pc = imm
