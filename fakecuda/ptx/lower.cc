@@ -198,7 +198,8 @@ bool Parser::KnownOpcode(const std::string& base) {
       "tanh", "testp", "mul24", "mad24", "sad", "addc", "subc", "madc", "dp4a", "setp", "selp",
       "set", "cvt", "mov", "cvta", "ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu",
       "membar", "fence", "shfl", "vote", "activemask", "redux", "match", "bra", "call", "ret",
-      "exit", "trap", "brkpt", "nanosleep", "pmevent", "griddepcontrol", "bar", "barrier"};
+      "exit", "trap", "brkpt", "nanosleep", "pmevent", "griddepcontrol", "bar", "barrier",
+      "cp", "mma", "wmma"};
   return kKnown.count(base) != 0;
 }
 
@@ -216,11 +217,14 @@ bool Parser::Lower(const Statement& s, std::string* why) {
   } else if (s.base == "mov" || s.base == "cvta") {
     ok = LowerMove(s, why);
   } else if (s.base == "ld" || s.base == "ldu" || s.base == "st" || s.base == "atom" || s.base == "red" ||
-             s.base == "prefetch" || s.base == "prefetchu" || s.base == "membar" || s.base == "fence") {
+             s.base == "prefetch" || s.base == "prefetchu" || s.base == "membar" || s.base == "fence" ||
+             s.base == "cp") {
     ok = LowerMemory(s, why);
   } else if (s.base == "shfl" || s.base == "vote" || s.base == "activemask" || s.base == "redux" ||
              s.base == "match") {
     ok = LowerWarp(s, why);
+  } else if (s.base == "mma" || s.base == "wmma") {
+    ok = LowerMatrix(s, why);
   } else {
     ok = LowerControl(s, why);
   }

@@ -18,6 +18,15 @@ bool Parser::LowerArith(const Statement& s, Type t, std::string* why) {
   if (Has(s, "ftz")) in.mode2 |= kFtz;
   if (Has(s, "sat")) in.mode2 |= kSat;
   const std::string& b = s.base;
+  if (b == "cvt") {
+    std::vector<Type> ts = Types(s);
+    if (ts.size() == 2 && (IsHalf(ts[0]) || IsHalf(ts[1]) || ts[0] == Type::kTF32)) {
+      return LowerHalfCvt(s, ts[0], ts[1], why);
+    }
+  } else if (IsHalf(t) || (b == "set" && Types(s).size() == 2 && IsHalf(Types(s)[1]))) {
+    if (b == "selp") t = TypeBytes(t) == 2 ? Type::kB16 : Type::kB32;  // selp moves bits
+    else return LowerHalf(s, b == "set" ? Types(s)[1] : t, why);
+  }
   auto need = [&](std::size_t n) {
     if (o.size() != n) *why = s.opcode + " needs " + std::to_string(n) + " operands";
     return o.size() == n;
@@ -101,7 +110,6 @@ bool Parser::LowerArith(const Statement& s, Type t, std::string* why) {
     return done();
   }
   if (IsFloat(t)) {
-    if (t == Type::kF16) return false;
     bool approx = Has(s, "approx");
     FloatOp op;
     std::size_t n = 3;

@@ -67,6 +67,7 @@ bool Parser::LowerMemory(const Statement& s, std::string* why) {
     Emit(in);
     return true;
   }
+  if (b == "cp") return LowerCpAsync(s, why);
   Space space = Space::kGeneric;
   Type t = Type::kNone;
   int vec = 1;
@@ -101,7 +102,7 @@ bool Parser::LowerMemory(const Statement& s, std::string* why) {
       if (!found) return false;
     }
   }
-  if (t == Type::kNone || t == Type::kF16 || t == Type::kPred) return false;
+  if (t == Type::kNone || t == Type::kPred || t == Type::kTF32) return false;
   const auto& o = s.ops;
   if (atom) {
     if (!have_aop || vec != 1) return false;
@@ -139,6 +140,45 @@ bool Parser::LowerMemory(const Statement& s, std::string* why) {
                      : Src(value.elems[static_cast<std::size_t>(k)], t, why);
     }
   }
+  if (!why->empty()) return false;
+  Emit(in);
+  return true;
+}
+
+// cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src-size}{, cache-policy};
+// cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all. The bulk (TMA) forms and
+// .mbarrier completion are not supported.
+bool Parser::LowerCpAsync(const Statement& s, std::string* why) {
+  Instr in;
+  in.guard = s.guard;
+  in.guard_neg = s.guard_neg ? 1 : 0;
+  const auto& o = s.ops;
+  if (s.mods.empty() || s.mods[0] != "async") return false;
+  if (Has(s, "commit_group") || Has(s, "wait_group") || Has(s, "wait_all")) {
+    if (s.mods.size() != 2) return false;
+    in.fn = SelectNop();  // every copy is already complete (SelectCpAsync)
+    Emit(in);
+    return true;
+  }
+  for (std::size_t k = 1; k < s.mods.size(); ++k) {
+    const std::string& m = s.mods[k];
+    if (m != "ca" && m != "cg" && m != "shared" && m != "shared::cta" && m != "global" &&
+        m != "L2::64B" && m != "L2::128B" && m != "L2::256B" && m != "L2::cache_hint") {
+      return false;
+    }
+  }
+  if (o.size() < 3 || o.size() > 5 || o[2].kind != Operand::kImm) return false;
+  const std::uint64_t size = o[2].imm;
+  if (size != 4 && size != 8 && size != 16) return false;
+  if (!Addr(o[0], Space::kShared, &in, why)) return false;
+  Instr src;
+  if (!Addr(o[1], Space::kGlobal, &src, why)) return false;
+  in.b = src.a;
+  in.c = Const(static_cast<std::uint64_t>(src.imm));
+  in.width = static_cast<std::uint8_t>(size);
+  in.e = o.size() >= 4 ? Src(o[3], Type::kU32, why) : Const(size);
+  if (o.size() == 5) (void)Src(o[4], Type::kB64, why);  // the cache policy: no effect here
+  in.fn = SelectCpAsync();
   if (!why->empty()) return false;
   Emit(in);
   return true;

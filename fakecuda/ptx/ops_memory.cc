@@ -3,6 +3,7 @@
 // the faults of bad accesses (reported as compute-sanitizer's memcheck does).
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -150,6 +151,33 @@ Action Store(Thread& t, const Instr& in) {
 
 Action Nop(Thread&, const Instr&) { return Action::kNext; }
 
+// cp.async.{ca,cg}.shared.global [a + imm], [b + c], width{, e}: done at once (a program may
+// read the destination only after cp.async.wait_group/wait_all, which are then no-ops; a copy
+// finished early is one of the executions the PTX memory model allows). Bytes past the source
+// size e are zero-filled.
+Action CpAsync(Thread& t, const Instr& in) {
+  const std::uint64_t dst = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
+  const std::uint64_t src = t.r[in.b] + t.r[in.c];
+  const std::size_t size = in.width;
+  const std::size_t src_size = std::min<std::uint64_t>(t.r[in.e], size);
+  std::byte bytes[16] = {};
+  if (src_size == size) {
+    std::byte* p = Access(t, Space::kGlobal, src, size, false);
+    if (p == nullptr) return Action::kYield;
+    std::memcpy(bytes, p, size);
+  } else {
+    for (std::size_t k = 0; k < src_size; ++k) {
+      std::byte* p = Access(t, Space::kGlobal, src + k, 1, false);
+      if (p == nullptr) return Action::kYield;
+      bytes[k] = *p;
+    }
+  }
+  std::byte* q = Access(t, in.space, dst, size, true);
+  if (q == nullptr) return Action::kYield;
+  std::memcpy(q, bytes, size);
+  return Action::kNext;
+}
+
 Action Fence(Thread&, const Instr&) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return Action::kNext;
@@ -259,6 +287,7 @@ Handler SelectLoad() { return &Load; }
 Handler SelectStore() { return &Store; }
 Handler SelectNop() { return &Nop; }
 Handler SelectFence() { return &Fence; }
+Handler SelectCpAsync() { return &CpAsync; }
 
 Handler SelectAtom(AtomOp op, Type t) {
   switch (op) {

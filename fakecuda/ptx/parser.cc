@@ -110,7 +110,8 @@ Type ParseType(const std::string& s) {
       {"u64", Type::kU64},   {"s8", Type::kS8},   {"s16", Type::kS16}, {"s32", Type::kS32},
       {"s64", Type::kS64},   {"b8", Type::kB8},   {"b16", Type::kB16}, {"b32", Type::kB32},
       {"b64", Type::kB64},   {"f16", Type::kF16}, {"f32", Type::kF32}, {"f64", Type::kF64},
-      {"b128", Type::kB64},
+      {"b128", Type::kB64},  {"bf16", Type::kBF16}, {"f16x2", Type::kF16x2},
+      {"bf16x2", Type::kBF16x2}, {"tf32", Type::kTF32},
   };
   for (const auto& k : kTypes) {
     if (s == k.name) return k.type;

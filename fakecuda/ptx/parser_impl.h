@@ -102,7 +102,12 @@ class Parser {
   bool Addr(const Operand& op, Space space, Instr* in, std::string* why);
   void Emit(Instr in);
   bool LowerArith(const Statement& s, Type t, std::string* why);
+  bool LowerHalf(const Statement& s, Type t, std::string* why);  // lower_half.cc
+  bool LowerHalfCvt(const Statement& s, Type dst, Type src, std::string* why);
   bool LowerMemory(const Statement& s, std::string* why);
+  bool LowerCpAsync(const Statement& s, std::string* why);  // lower_memory.cc
+  bool LowerMatrix(const Statement& s, std::string* why);   // lower_matrix.cc
+  bool AppendList(const Operand& op, int count, bool dst, std::string* why);
   bool LowerControl(const Statement& s, std::string* why);
   bool LowerWarp(const Statement& s, std::string* why);
   bool LowerMove(const Statement& s, std::string* why);

@@ -96,6 +96,7 @@ struct Function {
   std::vector<ParamCopy> params;       // own parameters: (unused, offset, size)
   std::vector<ParamCopy> results;      // own return values: (unused, offset, size)
   std::vector<CallSite> calls;
+  std::vector<Slot> lists;             // operand lists of matrix instructions (Instr::index)
   std::vector<std::uint32_t> callees;  // functions this one calls (for error propagation)
   std::string error;                   // why it cannot run (unsupported instruction), or empty
   int error_line = 0;
