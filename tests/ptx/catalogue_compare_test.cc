@@ -10,7 +10,7 @@
 //                       counted and their largest distance in ulp reported, not failed (the
 //                       catalogue test bounds them by the PTX ISA's stated errors).
 // After the last case it prints one summary line, which the GPU nightly (ci/gpu-nightly) keeps:
-//   ptx catalogue, fake vs real: 0 differences in N exact values (11 kernels); ...
+//   ptx catalogue, fake vs real: 0 differences in N exact values (16 kernels); ...
 // Without a GPU the real side is skipped (a failure with CUHAL_REAL_REQUIRED=1) and the summary
 // says the catalogue was not compared.
 //
@@ -145,7 +145,7 @@ std::vector<Case> Cases() {
     std::vector<unsigned char> data(n);
     for (auto& v : data) v = static_cast<unsigned char>(rng());
     cases.push_back({"histogram", "histogram", {8, 1, 1}, {128, 1, 1}, 0,
-                     {In(data), Scalar(n), Out<unsigned>(64)}});
+                     {In(data), Out<unsigned>(64), Scalar(n)}});
   }
   cases.push_back({"atomics", "atomics", {4, 1, 1}, {64, 1, 1}, 0,
                    {Out<int>(1, 0x7fffffff), Out<int>(1, -0x7fffffff - 1), Out<unsigned>(1),
@@ -184,6 +184,53 @@ std::vector<Case> Cases() {
     cases.push_back({"int_math", "int_math", {static_cast<unsigned>(n + 63) / 64, 1, 1}, {64, 1, 1}, 0,
                      {In(a), In(b), Out<int>(8 * n), Out<long long>(2 * n), Scalar(n)}});
   }
+  {
+    std::vector<float> x = floats(256, 1.0f / 997.0f);
+    x[0] = 65000.0f;
+    x[1] = 1e-5f;
+    const int n = static_cast<int>(x.size());
+    cases.push_back({"half_math", "half_math", {static_cast<unsigned>(n + 63) / 64, 1, 1}, {64, 1, 1}, 0,
+                     {In(x), Out<std::uint16_t>(4 * n), Out<std::uint16_t>(3 * n),
+                      Out<std::uint32_t>(n), Out<float>(2 * n), Scalar(n)}});
+  }
+  // Tensor-core inputs are small integers (f16 bits 0x4400 + k...): every sum is exact, so the
+  // tensor cores' internal rounding cannot differ from the fake's.
+  auto small_halves = [&rng](std::size_t n) {
+    static const std::uint16_t kValues[] = {0xc400, 0xc200, 0xc000, 0xbc00, 0x0000,
+                                            0x3c00, 0x4000, 0x4200, 0x4400};  // -4 .. 4
+    std::vector<std::uint16_t> v(n);
+    for (auto& x : v) x = kValues[rng() % 9];
+    return v;
+  };
+  auto small_bf16 = [&rng](std::size_t n) {
+    static const std::uint16_t kValues[] = {0xc080, 0xc000, 0xbf80, 0x0000, 0x3f80, 0x4000, 0x4080};
+    std::vector<std::uint16_t> v(n);
+    for (auto& x : v) x = kValues[rng() % 7];
+    return v;
+  };
+  {
+    std::vector<float> c(1024);
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.5f;
+    Arg acc = In(c);
+    acc.output = true;
+    acc.is_float = true;
+    cases.push_back({"wmma_f16", "wmma_f16", {2, 1, 1}, {64, 1, 1}, 0,
+                     {In(small_halves(1024)), In(small_halves(1024)), acc}});
+  }
+  {
+    std::vector<float> x(128), y(128);
+    for (int i = 0; i < 128; ++i) {
+      x[i] = static_cast<float>(i % 5);
+      y[i] = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+    }
+    cases.push_back({"wmma_bf16_tf32", "wmma_bf16_tf32", {1, 1, 1}, {32, 1, 1}, 0,
+                     {In(small_bf16(256)), In(small_bf16(256)), In(x), In(y), Out<float>(256),
+                      Out<float>(256)}});
+  }
+  cases.push_back({"mma_m16n8k16", "mma_m16n8k16", {1, 1, 1}, {32, 1, 1}, 0,
+                   {In(small_halves(256)), In(small_halves(128)), Out<float>(128)}});
+  cases.push_back({"cp_async", "cp_async", {1, 1, 1}, {256, 1, 1}, 0,
+                   {In(ints(256, -100000, 100000)), Out<int>(256)}});
   return cases;
 }
 
