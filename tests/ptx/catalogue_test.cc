@@ -4,7 +4,7 @@
 // on a queue) and compared with host references: on the fake
 // this is the PTX interpreter, on the real backend the GPU (the nightly runs both). Exact
 // operations are compared bit for bit; approximate ones (ex2/lg2/sin/cos/rsqrt .approx) within
-// bounds derived from the PTX ISA's stated maximum errors.
+// the PTX ISA's stated maximum errors (tests/ptx/approx_bounds.h).
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +23,7 @@
 #include "core/driver/driver.h"
 #include "core/executable/executable.h"
 #include "tests/device/test_macros.h"
+#include "tests/ptx/approx_bounds.h"
 #include "tests/ptx/catalogue_support.h"
 #include "tests/support/backend.h"
 
@@ -368,13 +369,12 @@ TEST_P(CatalogueTest, FloatMath) {
     EXPECT_EQ(Bits(exact[6 * i + 5]),
               Bits(std::nearbyint(v * 7.0f) + std::floor(v) + std::ceil(v) + std::trunc(v * 3.0f)))
         << v;
-    // __expf is ex2.approx(x * log2(e)): ex2's 2 ulp plus the product's rounding, scaled by |x|.
-    double e = std::exp(static_cast<double>(v));
-    EXPECT_NEAR(approx[4 * i + 0], e, e * (4e-7 + std::fabs(v) * 1.2e-7)) << v;
-    EXPECT_NEAR(approx[4 * i + 1], std::log(static_cast<double>(a)), 2e-6) << v;
-    EXPECT_NEAR(approx[4 * i + 2], std::sin(static_cast<double>(v)) + std::cos(static_cast<double>(v)), 2e-5) << v;
-    double rs = 1.0 / std::sqrt(static_cast<double>(a));
-    EXPECT_NEAR(approx[4 * i + 3], rs, rs * 3e-7) << v;
+    // The approximate outputs within the PTX ISA's bounds (tests/ptx/approx_bounds.h).
+    const double dv = static_cast<double>(v), da = static_cast<double>(a);
+    EXPECT_NEAR(approx[4 * i + 0], std::exp(dv), ptx_bounds::ExpBound(dv)) << v;
+    EXPECT_NEAR(approx[4 * i + 1], std::log(da), ptx_bounds::LogBound(da)) << v;
+    EXPECT_NEAR(approx[4 * i + 2], std::sin(dv) + std::cos(dv), ptx_bounds::SinCosBound(dv)) << v;
+    EXPECT_NEAR(approx[4 * i + 3], 1.0 / std::sqrt(da), ptx_bounds::RsqrtBound(da)) << v;
     EXPECT_EQ(conv[2 * i + 0], static_cast<int>(std::nearbyint(v * 1000.0f))) << v;
     float big = a * 1e9f;
     unsigned sat = big >= 4294967296.0f ? 0xffffffffu : static_cast<unsigned>(big);
