@@ -85,6 +85,7 @@ void RunWarp(std::vector<Thread>& threads, std::size_t begin, std::size_t end, L
     }
     if (at == nullptr) return;
     at->warp(group, n, *at);
+    if (l.faulted) return;  // the collective faulted (a bad ldmatrix row, a partial mma warp)
     for (int i = 0; i < n; ++i) {
       group[i]->state = ThreadState::kRunning;
       ++group[i]->pc;

@@ -199,7 +199,7 @@ bool Parser::KnownOpcode(const std::string& base) {
       "set", "cvt", "mov", "cvta", "ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu",
       "membar", "fence", "shfl", "vote", "activemask", "redux", "match", "bra", "call", "ret",
       "exit", "trap", "brkpt", "nanosleep", "pmevent", "griddepcontrol", "bar", "barrier",
-      "cp", "mma", "wmma"};
+      "cp", "mma", "wmma", "ldmatrix"};
   return kKnown.count(base) != 0;
 }
 
@@ -223,7 +223,7 @@ bool Parser::Lower(const Statement& s, std::string* why) {
   } else if (s.base == "shfl" || s.base == "vote" || s.base == "activemask" || s.base == "redux" ||
              s.base == "match") {
     ok = LowerWarp(s, why);
-  } else if (s.base == "mma" || s.base == "wmma") {
+  } else if (s.base == "mma" || s.base == "wmma" || s.base == "ldmatrix") {
     ok = LowerMatrix(s, why);
   } else {
     ok = LowerControl(s, why);

@@ -39,6 +39,37 @@ bool Parser::LowerMatrix(const Statement& s, std::string* why) {
   in.guard = s.guard;
   in.guard_neg = s.guard_neg ? 1 : 0;
   const auto& o = s.ops;
+  if (s.base == "ldmatrix") {
+    // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared{::cta}}.b16 d, [a]
+    int count = Has(s, "x1") ? 1 : Has(s, "x2") ? 2 : Has(s, "x4") ? 4 : 0;
+    if (!Has(s, "sync") || !Has(s, "aligned") || !Has(s, "m8n8") || !Has(s, "b16") || count == 0 ||
+        o.size() != 2) {
+      return false;
+    }
+    for (const std::string& m : s.mods) {
+      if (m != "sync" && m != "aligned" && m != "m8n8" && m != "b16" && m != "trans" &&
+          m != "shared" && m != "shared::cta" && m[0] != 'x') {
+        return false;
+      }
+    }
+    Space space = Has(s, "shared") || Has(s, "shared::cta") ? Space::kShared : Space::kGeneric;
+    if (!Addr(o[1], space, &in, why)) return false;
+    in.index = static_cast<std::uint32_t>(fn_->lists.size());
+    if (o[0].kind == Operand::kVector) {
+      if (!AppendList(o[0], count, true, why)) return false;
+    } else if (count == 1) {
+      fn_->lists.push_back(Dst(o[0], why));
+    } else {
+      return false;
+    }
+    in.vec = static_cast<std::uint8_t>(count);
+    in.mode = Has(s, "trans") ? 1 : 0;
+    in.fn = SelectWarpYield();
+    in.warp = SelectLdmatrix();
+    if (!why->empty()) return false;
+    Emit(in);
+    return true;
+  }
   if (!Has(s, "sync") || !Has(s, "aligned")) return false;
   std::vector<Type> ts = Types(s);
   const bool wmma = s.base == "wmma";

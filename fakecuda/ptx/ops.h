@@ -149,6 +149,9 @@ Handler SelectWmmaStore();
 // truncation, so results differ from it only where a sum is inexact). tf32 operands drop their
 // low 13 bits. The whole warp must take part (otherwise the launch fails).
 WarpHandler SelectMma();
+// ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: lists[index, +vec) the registers,
+// [a + imm] each lane's row address; mode 1: .trans. The whole warp must take part.
+WarpHandler SelectLdmatrix();
 // The registers of fragment `f`.
 int FragRegisters(Frag f, std::uint8_t element);
 

@@ -130,7 +130,6 @@ void Mma(Thread* const* lanes, int n, const Instr& in) {
     lanes[0]->Fault(CUDA_ERROR_LAUNCH_FAILED,
                     "mma with " + std::to_string(n) + " of the 32 lanes of a warp (the whole "
                     "warp must execute it: .sync.aligned)");
-    for (int i = 1; i < n; ++i) lanes[i]->state = ThreadState::kExited;
     return;
   }
   const Frag fa = static_cast<Frag>(in.mode);
@@ -187,6 +186,45 @@ void Mma(Thread* const* lanes, int n, const Instr& in) {
   (void)sb;
 }
 
+// ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: row r of matrix i is the 16 bytes at
+// the address of lane 8i + r; lane l receives, per matrix, elements (l / 4, 2(l % 4) + {0, 1})
+// (.trans: (2(l % 4) + {0, 1}, l / 4)), the first in the lower half.
+void Ldmatrix(Thread* const* lanes, int n, const Instr& in) {
+  if (n != 32) {
+    lanes[0]->Fault(CUDA_ERROR_LAUNCH_FAILED, "ldmatrix with " + std::to_string(n) +
+                                                  " of the 32 lanes of a warp (.sync.aligned)");
+    return;
+  }
+  Thread* by_lane[32] = {};
+  for (int i = 0; i < 32; ++i) by_lane[lanes[i]->lane] = lanes[i];
+  std::uint16_t m[4][8][8] = {};
+  for (int i = 0; i < in.vec; ++i) {
+    for (int r = 0; r < 8; ++r) {
+      Thread& t = *by_lane[8 * i + r];
+      const std::uint64_t address = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
+      std::byte* p = Access(t, in.space, address, 16, false);
+      if (p == nullptr) return;  // t faulted: the interpreter stops the block
+      std::memcpy(m[i][r], p, 16);
+    }
+  }
+  for (int k = 0; k < 32; ++k) {
+    Thread& t = *lanes[k];
+    const int l = static_cast<int>(t.lane);
+    const Slot* d = t.fn->lists.data() + in.index;
+    for (int i = 0; i < in.vec; ++i) {
+      std::uint32_t lo, hi;
+      if (in.mode != 0) {
+        lo = m[i][2 * (l % 4)][l / 4];
+        hi = m[i][2 * (l % 4) + 1][l / 4];
+      } else {
+        lo = m[i][l / 4][2 * (l % 4)];
+        hi = m[i][l / 4][2 * (l % 4) + 1];
+      }
+      t.r[d[i]] = lo | (hi << 16);
+    }
+  }
+}
+
 }  // namespace
 
 int FragRegisters(Frag f, std::uint8_t element) {
@@ -197,5 +235,6 @@ int FragRegisters(Frag f, std::uint8_t element) {
 Handler SelectWmmaLoad() { return &WmmaLoad; }
 Handler SelectWmmaStore() { return &WmmaStore; }
 WarpHandler SelectMma() { return &Mma; }
+WarpHandler SelectLdmatrix() { return &Ldmatrix; }
 
 }  // namespace fakecuda::ptx

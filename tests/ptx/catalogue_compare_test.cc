@@ -11,7 +11,7 @@
 //                       twice the PTX ISA's stated error (tests/ptx/approx_bounds.h: each backend
 //                       may err by the bound) is a failure.
 // After the last case it prints one summary line, which the GPU nightly (ci/gpu-nightly) keeps:
-//   ptx catalogue, fake vs real: 0 differences in N exact values (16 kernels); ...
+//   ptx catalogue, fake vs real: 0 differences in N exact values (17 kernels); ...
 // Without a GPU the real side is skipped (a failure with CUHAL_REAL_REQUIRED=1) and the summary
 // says the catalogue was not compared.
 //
@@ -248,6 +248,8 @@ std::vector<Case> Cases() {
                       Out<float>(256)}});
   }
   cases.push_back({"mma_m16n8k16", "mma_m16n8k16", {1, 1, 1}, {32, 1, 1}, 0,
+                   {In(small_halves(256)), In(small_halves(128)), Out<float>(128)}});
+  cases.push_back({"ldmatrix_mma", "ldmatrix_mma", {1, 1, 1}, {32, 1, 1}, 0,
                    {In(small_halves(256)), In(small_halves(128)), Out<float>(128)}});
   cases.push_back({"cp_async", "cp_async", {1, 1, 1}, {256, 1, 1}, 0,
                    {In(ints(256, -100000, 100000)), Out<int>(256)}});

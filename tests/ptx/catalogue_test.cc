@@ -35,7 +35,7 @@ const std::vector<std::string>& EntryPoints() {
   static const std::vector<std::string> kNames = {
       "vector_add", "block_reduce", "warp_reduce", "warp_shuffles", "matmul_tiled", "histogram",
       "atomics", "inclusive_scan", "calls_and_local", "float_math", "int_math", "half_math",
-      "wmma_f16", "wmma_bf16_tf32", "mma_m16n8k16", "cp_async"};
+      "wmma_f16", "wmma_bf16_tf32", "mma_m16n8k16", "cp_async", "ldmatrix_mma"};
   return kNames;
 }
 
@@ -557,6 +557,21 @@ TEST_P(CatalogueTest, MmaSyncM16n8k16InTheIsaLayout) {
   for (int i = 0; i < 16; ++i) {
     for (int j = 0; j < 8; ++j) {
       float acc = 0.5f;
+      for (int k = 0; k < 16; ++k) acc += static_cast<float>(a[i * 16 + k]) * static_cast<float>(b[k * 8 + j]);
+      EXPECT_EQ(Bits(d[i * 8 + j]), Bits(acc)) << i << "," << j;
+    }
+  }
+}
+
+TEST_P(CatalogueTest, LdmatrixFeedsMmaSync) {
+  std::vector<_Float16> a = SmallHalves(256, 14), b = SmallHalves(128, 15);
+  Buf<_Float16> da(this, a), db(this, b);
+  Buf<float> dd(this, 128);
+  CUHAL_ASSERT_OK(Launch("ldmatrix_mma", {1}, {32}, {da.b(), db.b(), dd.b()}));
+  std::vector<float> d = dd.Download();
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      float acc = 0.0f;
       for (int k = 0; k < 16; ++k) acc += static_cast<float>(a[i * 16 + k]) * static_cast<float>(b[k * 8 + j]);
       EXPECT_EQ(Bits(d[i * 8 + j]), Bits(acc)) << i << "," << j;
     }

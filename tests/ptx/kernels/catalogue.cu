@@ -292,3 +292,31 @@ extern "C" __global__ void cp_async(const int* in, int* out) {
   __syncthreads();
   out[t] = s[255 - t] + reinterpret_cast<const int*>(v)[t];
 }
+
+// The CUTLASS pattern: A (16x16, row-major) and B (16x8 k x n, row-major) staged in shared
+// memory, fragments loaded with ldmatrix (.x4 for A, .x2.trans for B), then mma.sync m16n8k16.
+extern "C" __global__ void ldmatrix_mma(const __half* a, const __half* b, float* d) {
+  __shared__ __align__(16) __half sa[16 * 16];
+  __shared__ __align__(16) __half sb[16 * 8];
+  int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+  for (int i = lane; i < 128; i += 32) sb[i] = b[i];
+  __syncwarp();
+  unsigned ra[4], rb[2];
+  int m = lane >> 3, r = lane & 7;
+  unsigned a_row = static_cast<unsigned>(__cvta_generic_to_shared(&sa[(r + 8 * (m & 1)) * 16 + 8 * (m >> 1)]));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(ra[0]), "=r"(ra[1]), "=r"(ra[2]), "=r"(ra[3]) : "r"(a_row));
+  unsigned b_row = static_cast<unsigned>(__cvta_generic_to_shared(&sb[(lane & 15) * 8]));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+               : "=r"(rb[0]), "=r"(rb[1]) : "r"(b_row));
+  float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+               "{%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+  d[g * 8 + 2 * q] = c0;
+  d[g * 8 + 2 * q + 1] = c1;
+  d[(g + 8) * 8 + 2 * q] = c2;
+  d[(g + 8) * 8 + 2 * q + 1] = c3;
+}
