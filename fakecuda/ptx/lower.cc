@@ -80,6 +80,11 @@ Slot Parser::Src(const Operand& op, Type t, std::string* why) {
     case Operand::kSymbol: {
       const Symbol* sym = Find(op.name);
       if (sym == nullptr) {
+        // A function's address (for an indirect call): it may be called from here.
+        if (int f = p_->FindFunction(op.name); f >= 0) {
+          fn_->callees.push_back(static_cast<std::uint32_t>(f));
+          return Const(kFunctionWindow + static_cast<std::uint64_t>(f));
+        }
         *why = "unknown name " + op.name;
         return kZeroSlot;
       }

@@ -45,8 +45,36 @@ bool Parser::LowerControl(const Statement& s, std::string* why) {
       if (!collect(o[k], &rets)) return false;
       ++k;
     }
+    if (k < o.size() && o[k].kind == Operand::kReg) {
+      // Through a register, with a prototype (or a list of possible targets) last.
+      CallSite site;
+      site.indirect = true;
+      site.target = o[k].slot;
+      ++k;
+      if (k < o.size() && o[k].kind == Operand::kList) {
+        if (!collect(o[k], &args)) return false;
+        ++k;
+      }
+      if (k + 1 != o.size() || o[k].kind != Operand::kSymbol) {
+        *why = "an indirect call needs a prototype or a target list last";
+        return false;
+      }
+      for (std::size_t a = 0; a < args.size(); ++a) {
+        site.args.push_back(ParamCopy{static_cast<std::uint32_t>(args[a].first), static_cast<std::uint32_t>(a),
+                                      static_cast<std::uint32_t>(args[a].second)});
+      }
+      for (std::size_t r = 0; r < rets.size(); ++r) {
+        site.results.push_back(ParamCopy{static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(rets[r].first),
+                                         static_cast<std::uint32_t>(rets[r].second)});
+      }
+      fn_->calls.push_back(std::move(site));
+      in.fn = SelectCall();
+      in.index = static_cast<std::uint32_t>(fn_->calls.size() - 1);
+      Emit(in);
+      return true;
+    }
     if (k >= o.size() || o[k].kind != Operand::kSymbol) {
-      *why = "indirect calls are not supported";
+      *why = "malformed call";
       return false;
     }
     std::string callee = o[k].name;
@@ -56,7 +84,7 @@ bool Parser::LowerControl(const Statement& s, std::string* why) {
       ++k;
     }
     if (k != o.size()) {
-      *why = "calls through a prototype are not supported";
+      *why = "a direct call with a prototype or target list is not supported";
       return false;
     }
     PendingCall pc;

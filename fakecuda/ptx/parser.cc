@@ -275,6 +275,8 @@ bool Parser::ParseFunction(bool entry, bool is_extern, std::string* error) {
   Function& f = p_->functions[static_cast<std::size_t>(index)];
   f.is_entry = entry;
   std::uint64_t own = 0;
+  f.results.clear();  // a declaration (prototype) may come before the definition
+  f.params.clear();
   for (auto& [n, s] : h.results) {
     f.results.push_back(ParamCopy{0, static_cast<std::uint32_t>(s.offset), static_cast<std::uint32_t>(s.size)});
     own = std::max(own, s.offset + s.size);
@@ -373,7 +375,7 @@ bool Parser::ParseBodyStatement(Function* f) {
     return true;
   }
   if (tok == ".pragma" || tok == ".maxntid" || tok == ".reqntid" || tok == ".minnctapersm" ||
-      tok == ".maxnreg") {
+      tok == ".maxnreg" || tok == ".callprototype" || tok == ".calltargets") {
     SkipStatement();
     return true;
   }

@@ -11,7 +11,7 @@
 //                       twice the PTX ISA's stated error (tests/ptx/approx_bounds.h: each backend
 //                       may err by the bound) is a failure.
 // After the last case it prints one summary line, which the GPU nightly (ci/gpu-nightly) keeps:
-//   ptx catalogue, fake vs real: 0 differences in N exact values (17 kernels); ...
+//   ptx catalogue, fake vs real: 0 differences in N exact values (18 kernels); ...
 // Without a GPU the real side is skipped (a failure with CUHAL_REAL_REQUIRED=1) and the summary
 // says the catalogue was not compared.
 //
@@ -251,6 +251,8 @@ std::vector<Case> Cases() {
                    {In(small_halves(256)), In(small_halves(128)), Out<float>(128)}});
   cases.push_back({"ldmatrix_mma", "ldmatrix_mma", {1, 1, 1}, {32, 1, 1}, 0,
                    {In(small_halves(256)), In(small_halves(128)), Out<float>(128)}});
+  cases.push_back({"indirect_calls", "indirect_calls", {3, 1, 1}, {128, 1, 1}, 0,
+                   {In(ints(300, -1000, 1000)), Out<int>(300), Scalar(300)}});
   cases.push_back({"cp_async", "cp_async", {1, 1, 1}, {256, 1, 1}, 0,
                    {In(ints(256, -100000, 100000)), Out<int>(256)}});
   return cases;

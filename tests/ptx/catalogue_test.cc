@@ -35,7 +35,7 @@ const std::vector<std::string>& EntryPoints() {
   static const std::vector<std::string> kNames = {
       "vector_add", "block_reduce", "warp_reduce", "warp_shuffles", "matmul_tiled", "histogram",
       "atomics", "inclusive_scan", "calls_and_local", "float_math", "int_math", "half_math",
-      "wmma_f16", "wmma_bf16_tf32", "mma_m16n8k16", "cp_async", "ldmatrix_mma"};
+      "wmma_f16", "wmma_bf16_tf32", "mma_m16n8k16", "cp_async", "ldmatrix_mma", "indirect_calls"};
   return kNames;
 }
 
@@ -575,6 +575,22 @@ TEST_P(CatalogueTest, LdmatrixFeedsMmaSync) {
       for (int k = 0; k < 16; ++k) acc += static_cast<float>(a[i * 16 + k]) * static_cast<float>(b[k * 8 + j]);
       EXPECT_EQ(Bits(d[i * 8 + j]), Bits(acc)) << i << "," << j;
     }
+  }
+}
+
+TEST_P(CatalogueTest, IndirectCallsThroughFunctionPointers) {
+  const int n = 300;
+  std::vector<int> in(n);
+  std::mt19937 rng(16);
+  for (int& v : in) v = static_cast<int>(rng() % 2001) - 1000;
+  Buf<int> din(this, in), dout(this, n);
+  int count = n;
+  CUHAL_ASSERT_OK(Launch("indirect_calls", {(n + 127) / 128}, {128}, {din.b(), dout.b()}, {U(count)}));
+  std::vector<int> out = dout.Download();
+  for (int i = 0; i < n; ++i) {
+    const int k = in[i] & 3, b = i + 1;
+    const int want = k <= 1 ? in[i] + b : k == 2 ? in[i] * b : in[i] - b;
+    EXPECT_EQ(out[i], want) << i;
   }
 }
 

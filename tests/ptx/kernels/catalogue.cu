@@ -320,3 +320,17 @@ extern "C" __global__ void ldmatrix_mma(const __half* a, const __half* b, float*
   d[(g + 8) * 8 + 2 * q] = c2;
   d[(g + 8) * 8 + 2 * q + 1] = c3;
 }
+
+// Indirect calls: a function pointer chosen per thread (nvcc emits call through a register with
+// a .callprototype).
+typedef int (*int_op)(int, int);
+__device__ __noinline__ int op_add(int a, int b) { return a + b; }
+__device__ __noinline__ int op_mul(int a, int b) { return a * b; }
+__device__ __noinline__ int op_sub(int a, int b) { return a - b; }
+extern "C" __global__ void indirect_calls(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int_op ops[3] = {op_add, op_mul, op_sub};
+  int_op f = ops[in[i] & 3 ? (in[i] & 3) - 1 : 0];
+  out[i] = f(in[i], i + 1);
+}
