@@ -5,8 +5,15 @@
 // Targets (issue 16): >= 100 M thread-instructions per second per core; the vector add well
 // under a second.
 //
-//   build/default/bench/ptx_bench
-//   build/default/bench/ptx_bench --benchmark_filter=fake
+//   build/release/bench/ptx_bench --benchmark_filter=fake
+//   FAKECUDA_PTX_WORKERS=1 build/release/bench/ptx_bench --benchmark_filter=fake   (serial)
+//
+// The interpreter runs a launch's blocks on up to 8 worker threads (fakecuda/ptx/interpreter.h;
+// FAKECUDA_PTX_WORKERS overrides the count); thread_instr_per_s is for the whole launch, so
+// divide by the workers (the host's cores) for the per-core figure.
+// Measured on the 2-core development machine (release build, load average 3.6 from other
+// builds, 2026-12-03): arith 210 M thread-instr/s with 1 worker, 174-185 M/s with 2-4 (no cores
+// free to gain from); the 1M vector add 156 ms a launch (148 M thread-instr/s).
 //
 // The same benchmarks run on the real driver when one loads (there, "thread_instr_per_s" counts
 // the same PTX instructions the interpreter executes on the fake, which the GPU does not report).

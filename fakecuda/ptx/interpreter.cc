@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 
+#include "core/base/mutex.h"
 #include "fakecuda/ptx/thread.h"
 
 namespace fakecuda::ptx {
@@ -82,6 +85,7 @@ void RunWarp(std::vector<Thread>& threads, std::size_t begin, std::size_t end, L
     }
     if (at == nullptr) return;
     at->warp(group, n, *at);
+    if (l.faulted) return;  // the collective faulted (a bad ldmatrix row, a partial mma warp)
     for (int i = 0; i < n; ++i) {
       group[i]->state = ThreadState::kRunning;
       ++group[i]->pc;
@@ -142,12 +146,74 @@ bool RunBlock(Launch& l, Block& b, std::vector<Thread>& threads) {
   }
 }
 
+// What the workers of one launch share: the next block to claim and the first fault.
+//
+// Thread-safety: next_block and stop_after are atomics; the fault fields are guarded by mu.
+// Determinism: blocks are claimed in linear order, so when a block faults every block before it
+// has been claimed and runs to completion; the fault reported is the one of the lowest faulting
+// block, the same one a serial run (block by block, in order) reports.
+struct GridState {
+  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<std::uint64_t> stop_after{~std::uint64_t{0}};  // the lowest faulting block so far
+  std::atomic<std::uint64_t> instructions{0};
+  cuhal::Mutex mu;
+  std::uint64_t fault_block CUHAL_GUARDED_BY(mu) = ~std::uint64_t{0};
+  int fault_code CUHAL_GUARDED_BY(mu) = 0;
+  std::string fault CUHAL_GUARDED_BY(mu);
+};
+
+// One worker: claims blocks until none is left (or one before the next has faulted), each run
+// with this worker's own Launch copy, global-memory cache, Block and Threads.
+void RunWorker(const LaunchRequest& request, const Launch& base, std::size_t shared_bytes,
+               GridState& grid) {
+  GlobalMemory memory(request.resolver);
+  Launch l = base;
+  l.memory = &memory;
+  Block b;
+  std::vector<Thread> threads(static_cast<std::size_t>(l.block[0]) * l.block[1] * l.block[2]);
+  const std::uint64_t total = static_cast<std::uint64_t>(l.grid[0]) * l.grid[1] * l.grid[2];
+  for (;;) {
+    std::uint64_t index = grid.next_block.fetch_add(1, std::memory_order_relaxed);
+    if (index >= total || index > grid.stop_after.load(std::memory_order_relaxed)) break;
+    b.ctaid = {static_cast<std::uint32_t>(index % l.grid[0]),
+               static_cast<std::uint32_t>(index / l.grid[0] % l.grid[1]),
+               static_cast<std::uint32_t>(index / (static_cast<std::uint64_t>(l.grid[0]) * l.grid[1]))};
+    b.shared.assign(shared_bytes, std::byte{0});
+    b.barriers = {};
+    if (RunBlock(l, b, threads)) continue;
+    cuhal::MutexLock lock(grid.mu);
+    if (index < grid.fault_block) {
+      grid.fault_block = index;
+      grid.fault_code = l.fault_code;
+      grid.fault = l.fault;
+      grid.stop_after.store(index, std::memory_order_relaxed);
+    }
+    break;
+  }
+  grid.instructions.fetch_add(l.instructions, std::memory_order_relaxed);
+}
+
+// The worker count: FAKECUDA_PTX_WORKERS when set (1: serial), else the host's cores (at most
+// kMaxWorkers); never more than there are blocks.
+constexpr unsigned kMaxWorkers = 8;
+unsigned WorkerCount(const LaunchRequest& request, std::uint64_t blocks) {
+  unsigned n = request.workers;
+  if (n == 0) {
+    static const unsigned from_env = [] {
+      const char* v = std::getenv("FAKECUDA_PTX_WORKERS");
+      long parsed = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+      return parsed > 0 ? static_cast<unsigned>(std::min<long>(parsed, 64)) : 0u;
+    }();
+    n = from_env != 0 ? from_env : std::min(kMaxWorkers, std::max(1u, std::thread::hardware_concurrency()));
+  }
+  return static_cast<unsigned>(std::min<std::uint64_t>(n, std::max<std::uint64_t>(blocks, 1)));
+}
+
 }  // namespace
 
 LaunchResult RunKernel(const LaunchRequest& request) {
   LaunchResult result;
   const Program& p = *request.program;
-  GlobalMemory memory(request.resolver);
   Launch l;
   l.program = &p;
   l.kernel = &p.functions[static_cast<std::size_t>(request.kernel)];
@@ -159,26 +225,28 @@ LaunchResult RunKernel(const LaunchRequest& request) {
   l.param_size = request.param_size;
   l.global_addresses = request.global_addresses;
   l.global_addresses.resize(p.globals.size(), 0);
-  l.memory = &memory;
-  Block b;
   std::size_t shared = request.dynamic_shared > 0 ? p.dynamic_shared_offset + request.dynamic_shared
                                                   : p.static_shared_bytes;
-  std::vector<Thread> threads(static_cast<std::size_t>(l.block[0]) * l.block[1] * l.block[2]);
-  for (std::uint32_t z = 0; z < l.grid[2] && !l.faulted; ++z) {
-    for (std::uint32_t y = 0; y < l.grid[1] && !l.faulted; ++y) {
-      for (std::uint32_t x = 0; x < l.grid[0] && !l.faulted; ++x) {
-        b.ctaid = {x, y, z};
-        b.shared.assign(shared, std::byte{0});
-        b.barriers = {};
-        RunBlock(l, b, threads);
-      }
+  const std::uint64_t blocks = static_cast<std::uint64_t>(l.grid[0]) * l.grid[1] * l.grid[2];
+  GridState grid;
+  const unsigned workers = WorkerCount(request, blocks);
+  if (workers <= 1) {
+    RunWorker(request, l, shared, grid);
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(workers - 1);
+    for (unsigned w = 1; w < workers; ++w) {
+      pool.emplace_back([&request, &l, shared, &grid] { RunWorker(request, l, shared, grid); });
     }
+    RunWorker(request, l, shared, grid);  // the calling thread is worker 0
+    for (std::thread& t : pool) t.join();
   }
-  result.instructions = l.instructions;
-  g_total_instructions.fetch_add(l.instructions, std::memory_order_relaxed);
-  if (l.faulted) {
-    result.code = l.fault_code;
-    result.message = l.fault;
+  result.instructions = grid.instructions.load();
+  g_total_instructions.fetch_add(result.instructions, std::memory_order_relaxed);
+  cuhal::MutexLock lock(grid.mu);
+  if (grid.fault_code != 0) {
+    result.code = grid.fault_code;
+    result.message = grid.fault;
   }
   return result;
 }

@@ -29,7 +29,8 @@ using RegionResolver = std::function<bool(std::uint64_t address, Region* out)>;
 //
 // Ownership: holds no allocation; the regions it caches stay valid for the launch (the fake
 // driver, like the GPU, makes freeing memory that a running kernel uses undefined).
-// Thread-safety: one per launch, used by the thread that runs the launch.
+// Thread-safety: one per worker of a launch (interpreter.h), used by that worker only; the
+// resolver may be called from every worker at once.
 class GlobalMemory {
  public:
   explicit GlobalMemory(RegionResolver resolver) : resolver_(std::move(resolver)) {}

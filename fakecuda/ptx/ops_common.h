@@ -5,6 +5,7 @@
 #define CUHAL_FAKECUDA_PTX_OPS_COMMON_H_
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -37,6 +38,57 @@ inline void Wr(Thread& t, Slot s, T v) {
     t.r[s] = v ? 1 : 0;
   } else {
     t.r[s] = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+  }
+}
+
+// Comparison `cmp` (Cmp) of a and b; floats: the ordered and unordered forms.
+template <typename T>
+inline bool Compare(std::uint8_t cmp, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool unordered = std::isnan(a) || std::isnan(b);
+    switch (cmp) {
+      case kEq: return !unordered && a == b;
+      case kNe: return !unordered && a != b;
+      case kLt: return !unordered && a < b;
+      case kLe: return !unordered && a <= b;
+      case kGt: return !unordered && a > b;
+      case kGe: return !unordered && a >= b;
+      case kEqu: return unordered || a == b;
+      case kNeu: return unordered || a != b;
+      case kLtu: return unordered || a < b;
+      case kLeu: return unordered || a <= b;
+      case kGtu: return unordered || a > b;
+      case kGeu: return unordered || a >= b;
+      case kNum: return !unordered;
+      case kNan: return unordered;
+      default: return false;
+    }
+  } else {
+    using UT = std::make_unsigned_t<T>;
+    UT ua = static_cast<UT>(a), ub = static_cast<UT>(b);
+    switch (cmp) {
+      case kEq: return a == b;
+      case kNe: return a != b;
+      case kLt: return a < b;
+      case kLe: return a <= b;
+      case kGt: return a > b;
+      case kGe: return a >= b;
+      case kLo: return ua < ub;
+      case kLs: return ua <= ub;
+      case kHi: return ua > ub;
+      case kHs: return ua >= ub;
+      default: return false;
+    }
+  }
+}
+
+// setp/set's .bool combination (Instr::mode2: 0 none, 1 and, 2 or, 3 xor) of r with c.
+inline bool Combine(std::uint8_t op, bool r, bool c) {
+  switch (op) {
+    case 1: return r && c;
+    case 2: return r || c;
+    case 3: return r != c;
+    default: return r;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "fakecuda/ptx/ops_common.h"
@@ -23,7 +24,23 @@ constexpr std::uint64_t Align16(std::uint64_t v) { return (v + 15) / 16 * 16; }
 
 Action Call(Thread& t, const Instr& in) {
   const CallSite& site = t.fn->calls[in.index];
-  const Function& callee = t.launch->program->functions[site.callee];
+  std::uint32_t callee_index = site.callee;
+  const std::vector<Function>& functions = t.launch->program->functions;
+  if (site.indirect) {
+    const std::uint64_t v = t.r[site.target];
+    const std::uint64_t index = v - kFunctionWindow;
+    if ((v & kWindowMask) != kFunctionWindow || index >= functions.size() || !functions[index].defined ||
+        functions[index].params.size() != site.args.size() ||
+        functions[index].results.size() != site.results.size()) {
+      char text[160];
+      std::snprintf(text, sizeof(text), "indirect call to 0x%016llx, which is no function of this "
+                    "module with the call's prototype", static_cast<unsigned long long>(v));
+      t.Fault(CUDA_ERROR_ILLEGAL_INSTRUCTION, text);
+      return Action::kYield;
+    }
+    callee_index = static_cast<std::uint32_t>(index);
+  }
+  const Function& callee = functions[callee_index];
   if (t.frames.size() >= 1024) {
     t.Fault(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "call stack overflow (1024 frames)");
     return Action::kYield;
@@ -39,7 +56,13 @@ Action Call(Thread& t, const Instr& in) {
   std::fill(t.local.begin() + static_cast<std::ptrdiff_t>(param_base),
             t.local.begin() + static_cast<std::ptrdiff_t>(top), std::byte{0});
   for (const ParamCopy& c : site.args) {
-    std::memcpy(t.local.data() + param_base + c.to, t.local.data() + t.param_base + c.from, c.size);
+    if (site.indirect) {  // c.to is the argument's position (program.h)
+      const ParamCopy& p = callee.params[c.to];
+      std::memcpy(t.local.data() + param_base + p.to, t.local.data() + t.param_base + c.from,
+                  std::min(c.size, p.size));
+    } else {
+      std::memcpy(t.local.data() + param_base + c.to, t.local.data() + t.param_base + c.from, c.size);
+    }
   }
   t.fn = &callee;
   t.pc = 0;
@@ -60,7 +83,13 @@ Action Ret(Thread& t, const Instr& in) {
   Frame f = t.frames.back();
   t.frames.pop_back();
   for (const ParamCopy& c : f.site->results) {
-    std::memcpy(t.local.data() + f.param_base + c.to, t.local.data() + t.param_base + c.from, c.size);
+    if (f.site->indirect) {  // c.from is the result's position (program.h)
+      const ParamCopy& r = t.fn->results[c.from];
+      std::memcpy(t.local.data() + f.param_base + c.to, t.local.data() + t.param_base + r.to,
+                  std::min(c.size, r.size));
+    } else {
+      std::memcpy(t.local.data() + f.param_base + c.to, t.local.data() + t.param_base + c.from, c.size);
+    }
   }
   t.fn = f.fn;
   t.pc = f.return_pc;

@@ -17,13 +17,17 @@ int TypeBytes(Type t) {
   switch (t) {
     case Type::kPred: return 1;
     case Type::kU8: case Type::kS8: case Type::kB8: return 1;
-    case Type::kU16: case Type::kS16: case Type::kB16: case Type::kF16: return 2;
-    case Type::kU32: case Type::kS32: case Type::kB32: case Type::kF32: return 4;
+    case Type::kU16: case Type::kS16: case Type::kB16: case Type::kF16: case Type::kBF16: return 2;
+    case Type::kU32: case Type::kS32: case Type::kB32: case Type::kF32: case Type::kF16x2:
+    case Type::kBF16x2: case Type::kTF32: return 4;
     case Type::kU64: case Type::kS64: case Type::kB64: case Type::kF64: return 8;
     default: return 0;
   }
 }
 bool IsFloat(Type t) { return t == Type::kF16 || t == Type::kF32 || t == Type::kF64; }
+bool IsHalf(Type t) {
+  return t == Type::kF16 || t == Type::kBF16 || t == Type::kF16x2 || t == Type::kBF16x2;
+}
 bool IsSigned(Type t) { return t == Type::kS8 || t == Type::kS16 || t == Type::kS32 || t == Type::kS64; }
 Type Unsigned(Type t) {
   switch (t) {

@@ -3,6 +3,8 @@
 // the faults of bad accesses (reported as compute-sanitizer's memcheck does).
 #include <cuda.h>
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -99,6 +101,19 @@ std::byte* Access(Thread& t, Space space, std::uint64_t address, std::size_t siz
 
 namespace {
 
+// Memory is reached through relaxed atomic accesses of the element size: blocks run on several
+// workers (interpreter.h), and a program may read what another block writes with atomics (the
+// CUDA idiom `old = *p; do { ... } while (atomicCAS(p, ...) != ...)`); on x86-64 a relaxed
+// atomic access is a plain move. Access() has checked the alignment.
+template <typename U>
+U LoadElement(std::byte* p) {
+  return std::atomic_ref<U>(*reinterpret_cast<U*>(p)).load(std::memory_order_relaxed);
+}
+template <typename U>
+void StoreElement(std::byte* p, std::uint64_t v) {
+  std::atomic_ref<U>(*reinterpret_cast<U*>(p)).store(static_cast<U>(v), std::memory_order_relaxed);
+}
+
 Action Load(Thread& t, const Instr& in) {
   std::uint64_t address = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
   std::size_t w = in.width;
@@ -107,10 +122,10 @@ Action Load(Thread& t, const Instr& in) {
   for (int i = 0; i < in.vec; ++i, p += w) {
     std::uint64_t v = 0;
     switch (w) {
-      case 1: { std::uint8_t x; std::memcpy(&x, p, 1); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int8_t>(x)) : x; break; }
-      case 2: { std::uint16_t x; std::memcpy(&x, p, 2); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int16_t>(x)) : x; break; }
-      case 4: { std::uint32_t x; std::memcpy(&x, p, 4); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int32_t>(x)) : x; break; }
-      default: std::memcpy(&v, p, 8); break;
+      case 1: { std::uint8_t x = LoadElement<std::uint8_t>(p); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int8_t>(x)) : x; break; }
+      case 2: { std::uint16_t x = LoadElement<std::uint16_t>(p); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int16_t>(x)) : x; break; }
+      case 4: { std::uint32_t x = LoadElement<std::uint32_t>(p); v = in.sign ? static_cast<std::uint64_t>(static_cast<std::int32_t>(x)) : x; break; }
+      default: v = LoadElement<std::uint64_t>(p); break;
     }
     t.r[in.v[i]] = v;
   }
@@ -123,11 +138,50 @@ Action Store(Thread& t, const Instr& in) {
   std::size_t w = in.width;
   std::byte* p = Access(t, in.space, address, w * in.vec, true);
   if (p == nullptr) return Action::kYield;
-  for (int i = 0; i < in.vec; ++i, p += w) std::memcpy(p, &t.r[in.v[i]], w);  // little-endian
+  for (int i = 0; i < in.vec; ++i, p += w) {
+    switch (w) {
+      case 1: StoreElement<std::uint8_t>(p, t.r[in.v[i]]); break;
+      case 2: StoreElement<std::uint16_t>(p, t.r[in.v[i]]); break;
+      case 4: StoreElement<std::uint32_t>(p, t.r[in.v[i]]); break;
+      default: StoreElement<std::uint64_t>(p, t.r[in.v[i]]); break;
+    }
+  }
   return Action::kNext;
 }
 
 Action Nop(Thread&, const Instr&) { return Action::kNext; }
+
+// cp.async.{ca,cg}.shared.global [a + imm], [b + c], width{, e}: done at once (a program may
+// read the destination only after cp.async.wait_group/wait_all, which are then no-ops; a copy
+// finished early is one of the executions the PTX memory model allows). Bytes past the source
+// size e are zero-filled.
+Action CpAsync(Thread& t, const Instr& in) {
+  const std::uint64_t dst = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
+  const std::uint64_t src = t.r[in.b] + t.r[in.c];
+  const std::size_t size = in.width;
+  const std::size_t src_size = std::min<std::uint64_t>(t.r[in.e], size);
+  std::byte bytes[16] = {};
+  if (src_size == size) {
+    std::byte* p = Access(t, Space::kGlobal, src, size, false);
+    if (p == nullptr) return Action::kYield;
+    std::memcpy(bytes, p, size);
+  } else {
+    for (std::size_t k = 0; k < src_size; ++k) {
+      std::byte* p = Access(t, Space::kGlobal, src + k, 1, false);
+      if (p == nullptr) return Action::kYield;
+      bytes[k] = *p;
+    }
+  }
+  std::byte* q = Access(t, in.space, dst, size, true);
+  if (q == nullptr) return Action::kYield;
+  std::memcpy(q, bytes, size);
+  return Action::kNext;
+}
+
+Action Fence(Thread&, const Instr&) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return Action::kNext;
+}
 
 template <typename T>
 T FlushF(T v) {
@@ -137,14 +191,9 @@ T FlushF(T v) {
   return v;
 }
 
+// The new value of an atomic: `old` op `b` (cas: `c` when old == b).
 template <typename T, AtomOp kOp>
-Action Atom(Thread& t, const Instr& in) {
-  std::uint64_t address = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
-  std::byte* p = Access(t, in.space, address, sizeof(T), true);
-  if (p == nullptr) return Action::kYield;
-  T old;
-  std::memcpy(&old, p, sizeof(T));
-  T b = Rd<T>(t, in.b);
+T AtomResult(T old, T b, T c) {
   T r = old;
   if constexpr (kOp == AtomOp::kAdd) {
     if constexpr (std::is_floating_point_v<T>) {
@@ -162,7 +211,7 @@ Action Atom(Thread& t, const Instr& in) {
   } else if constexpr (kOp == AtomOp::kExch) {
     r = b;
   } else if constexpr (kOp == AtomOp::kCas) {
-    if (old == b) r = Rd<T>(t, in.c);
+    if (old == b) r = c;
   } else if constexpr (kOp == AtomOp::kAnd) {
     r = old & b;
   } else if constexpr (kOp == AtomOp::kOr) {
@@ -174,7 +223,29 @@ Action Atom(Thread& t, const Instr& in) {
   } else if constexpr (kOp == AtomOp::kDec) {
     r = (old == 0 || old > b) ? b : static_cast<T>(old - 1);
   }
-  std::memcpy(p, &r, sizeof(T));
+  return r;
+}
+
+// Atomic across the workers of a launch (interpreter.h): a compare-and-swap loop on the element's
+// bits, sequentially consistent (stronger than every .sem the PTX allows).
+template <typename T, AtomOp kOp>
+Action Atom(Thread& t, const Instr& in) {
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  std::uint64_t address = t.r[in.a] + static_cast<std::uint64_t>(in.imm);
+  std::byte* p = Access(t, in.space, address, sizeof(T), true);
+  if (p == nullptr) return Action::kYield;
+  const T b = Rd<T>(t, in.b);
+  const T c = kOp == AtomOp::kCas ? Rd<T>(t, in.c) : T{};
+  std::atomic_ref<Bits> cell(*reinterpret_cast<Bits*>(p));
+  Bits old_bits = cell.load();
+  T old;
+  for (;;) {
+    old = std::bit_cast<T>(old_bits);
+    const Bits new_bits = std::bit_cast<Bits>(AtomResult<T, kOp>(old, b, c));
+    if (new_bits == old_bits) break;  // nothing to write (a failed cas, a min above, ...)
+    if (cell.compare_exchange_weak(old_bits, new_bits)) break;
+  }
   Wr<T>(t, in.d, old);
   return Action::kNext;
 }
@@ -215,6 +286,8 @@ Handler AtomFor(Type t) {
 Handler SelectLoad() { return &Load; }
 Handler SelectStore() { return &Store; }
 Handler SelectNop() { return &Nop; }
+Handler SelectFence() { return &Fence; }
+Handler SelectCpAsync() { return &CpAsync; }
 
 Handler SelectAtom(AtomOp op, Type t) {
   switch (op) {

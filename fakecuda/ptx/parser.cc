@@ -110,7 +110,8 @@ Type ParseType(const std::string& s) {
       {"u64", Type::kU64},   {"s8", Type::kS8},   {"s16", Type::kS16}, {"s32", Type::kS32},
       {"s64", Type::kS64},   {"b8", Type::kB8},   {"b16", Type::kB16}, {"b32", Type::kB32},
       {"b64", Type::kB64},   {"f16", Type::kF16}, {"f32", Type::kF32}, {"f64", Type::kF64},
-      {"b128", Type::kB64},
+      {"b128", Type::kB64},  {"bf16", Type::kBF16}, {"f16x2", Type::kF16x2},
+      {"bf16x2", Type::kBF16x2}, {"tf32", Type::kTF32},
   };
   for (const auto& k : kTypes) {
     if (s == k.name) return k.type;
@@ -274,6 +275,8 @@ bool Parser::ParseFunction(bool entry, bool is_extern, std::string* error) {
   Function& f = p_->functions[static_cast<std::size_t>(index)];
   f.is_entry = entry;
   std::uint64_t own = 0;
+  f.results.clear();  // a declaration (prototype) may come before the definition
+  f.params.clear();
   for (auto& [n, s] : h.results) {
     f.results.push_back(ParamCopy{0, static_cast<std::uint32_t>(s.offset), static_cast<std::uint32_t>(s.size)});
     own = std::max(own, s.offset + s.size);
@@ -372,7 +375,7 @@ bool Parser::ParseBodyStatement(Function* f) {
     return true;
   }
   if (tok == ".pragma" || tok == ".maxntid" || tok == ".reqntid" || tok == ".minnctapersm" ||
-      tok == ".maxnreg") {
+      tok == ".maxnreg" || tok == ".callprototype" || tok == ".calltargets") {
     SkipStatement();
     return true;
   }

@@ -1,6 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 // The parser's internals, shared by parser.cc (module structure, declarations, operands) and
-// lower.cc (instructions to IR). Not part of fakecuda's interface.
+// the lowering files (instructions to IR): lower.cc (operands, dispatch by family) and
+// lower_<family>.cc. Not part of fakecuda's interface.
 #ifndef CUHAL_FAKECUDA_PTX_PARSER_IMPL_H_
 #define CUHAL_FAKECUDA_PTX_PARSER_IMPL_H_
 
@@ -52,7 +53,7 @@ class Parser {
   Parser(std::vector<Token> tokens, Program* program) : t_(std::move(tokens)), p_(program) {}
   bool Parse(std::string* error);
 
-  // --- lowering (lower.cc) ---
+  // --- lowering (lower.cc, lower_<family>.cc) ---
   // Appends the IR of `s` to the current function; false with *why for what is not supported.
   bool Lower(const Statement& s, std::string* why);
   // Whether instructions named `base` ("ld", "shfl") are implemented in some form.
@@ -93,7 +94,7 @@ class Parser {
   void Fail(Function* f, int line, const std::string& why);
   void Finish();
 
-  // lower.cc
+  // lower.cc (operands) and lower_<family>.cc (one Lower* each)
   Slot NewSlot();
   Slot Const(std::uint64_t bits);
   Slot Src(const Operand& op, Type t, std::string* why);
@@ -101,7 +102,12 @@ class Parser {
   bool Addr(const Operand& op, Space space, Instr* in, std::string* why);
   void Emit(Instr in);
   bool LowerArith(const Statement& s, Type t, std::string* why);
+  bool LowerHalf(const Statement& s, Type t, std::string* why);  // lower_half.cc
+  bool LowerHalfCvt(const Statement& s, Type dst, Type src, std::string* why);
   bool LowerMemory(const Statement& s, std::string* why);
+  bool LowerCpAsync(const Statement& s, std::string* why);  // lower_memory.cc
+  bool LowerMatrix(const Statement& s, std::string* why);   // lower_matrix.cc
+  bool AppendList(const Operand& op, int count, bool dst, std::string* why);
   bool LowerControl(const Statement& s, std::string* why);
   bool LowerWarp(const Statement& s, std::string* why);
   bool LowerMove(const Statement& s, std::string* why);

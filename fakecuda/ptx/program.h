@@ -36,6 +36,7 @@ inline constexpr Slot kFirstFreeSlot = 3;
 inline constexpr std::uint64_t kWindowMask = 0xFF00000000000000ULL;
 inline constexpr std::uint64_t kSharedWindow = 0xFE00000000000000ULL;
 inline constexpr std::uint64_t kLocalWindow = 0xFD00000000000000ULL;
+inline constexpr std::uint64_t kFunctionWindow = 0xFC00000000000000ULL;  // function addresses
 
 struct Instr;
 struct Thread;
@@ -83,6 +84,12 @@ struct CallSite {
   std::uint32_t callee = 0;          // function index
   std::vector<ParamCopy> args;       // caller area -> callee area
   std::vector<ParamCopy> results;    // callee area -> caller area (at ret)
+  // A call through a register (`call (r), %rd, (a), prototype;`): the callee is the function
+  // whose address (kFunctionWindow + index) `target` holds at run time; args[k].to and
+  // results[k].from are then the parameter's position k, resolved against the callee's layout
+  // when the call runs.
+  bool indirect = false;
+  Slot target = 0;
 };
 
 struct Function {
@@ -96,6 +103,7 @@ struct Function {
   std::vector<ParamCopy> params;       // own parameters: (unused, offset, size)
   std::vector<ParamCopy> results;      // own return values: (unused, offset, size)
   std::vector<CallSite> calls;
+  std::vector<Slot> lists;             // operand lists of matrix instructions (Instr::index)
   std::vector<std::uint32_t> callees;  // functions this one calls (for error propagation)
   std::string error;                   // why it cannot run (unsupported instruction), or empty
   int error_line = 0;

@@ -1,6 +1,7 @@
 // Copyright 2026 The cuhal Authors.
-// The execution state of the PTX interpreter: one Launch (grid, parameters, global memory, the
-// first fault), one Block at a time (shared memory, barriers), and the Threads of that block
+// The execution state of the PTX interpreter, per worker (interpreter.h): one Launch (grid,
+// parameters, global memory, the worker's first fault), one Block at a time (shared memory,
+// barriers), and the Threads of that block
 // (program counter, register frames, local memory). Handlers (ops.h) read and write these
 // directly; the interpreter (interpreter.h) schedules the threads.
 //
@@ -9,7 +10,10 @@
 //     grows `regs` (a call) recomputes it.
 //  2. A thread's local stack holds, per frame, its parameter area then its .local depot; local
 //     addresses are offsets into the whole stack, so a callee may use its caller's locals.
-//  3. The first fault of a launch wins; once set, every thread stops at its next yield.
+//  3. The first fault of a worker's block wins; once set, every thread of the block stops at its
+//     next yield (the interpreter then reports the lowest faulting block of the grid).
+//  4. Nothing here is shared between workers except the Program, the parameter buffer and
+//     global memory (reached through atomic accesses).
 #ifndef CUHAL_FAKECUDA_PTX_THREAD_H_
 #define CUHAL_FAKECUDA_PTX_THREAD_H_
 

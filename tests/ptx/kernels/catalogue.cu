@@ -1,5 +1,11 @@
 // The kernel catalogue of tests/ptx: ordinary CUDA C++ kernels, compiled to PTX by nvcc at build
 // time and run on fakecuda's PTX interpreter (tests/ptx/catalogue_test.cc has their references).
+// Parameters: pointers first, then 32-bit scalars (cuhal's dispatch layout: bindings, then
+// constants; core/command/command_buffer.h).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
 
 extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -69,7 +75,7 @@ extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C
 }
 
 // Histogram of bytes into 64 bins: shared-memory atomics, then global atomics.
-extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned* bins) {
+extern "C" __global__ void histogram(const unsigned char* data, unsigned* bins, int n) {
   __shared__ unsigned local[64];
   for (int b = threadIdx.x; b < 64; b += blockDim.x) local[b] = 0;
   __syncthreads();
@@ -183,4 +189,148 @@ extern "C" __global__ void int_math(const int* a, const int* b, int* out32, long
   long long lx = (long long)x * 1000003LL + i, ly = (long long)y * 7 + 1;
   out64[2 * i + 0] = ly != 0 ? lx / ly : 0;
   out64[2 * i + 1] = ly != 0 ? lx % ly : 0;
+}
+
+// Half-precision math: f16 and bf16 scalar and f16x2 arithmetic and conversions.
+extern "C" __global__ void half_math(const float* x, unsigned short* h, unsigned short* bf,
+                                     unsigned* h2, float* back, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  __half a = __float2half_rn(v), b = __float2half_rz(v * 0.37f);
+  __half r0 = __hadd(a, b), r1 = __hmul(a, b), r2 = __hfma(a, b, __float2half_rn(0.25f));
+  __half r3 = __hsub(__hmax(a, b), __hmin(a, b));
+  h[4 * i + 0] = __half_as_ushort(r0);
+  h[4 * i + 1] = __half_as_ushort(r1);
+  h[4 * i + 2] = __half_as_ushort(r2);
+  h[4 * i + 3] = __half_as_ushort(__hlt(a, b) ? r3 : __hneg(r3));
+  __nv_bfloat16 c = __float2bfloat16_rn(v), d = __float2bfloat16_rn(v * 3.1f);
+  bf[3 * i + 0] = __bfloat16_as_ushort(__hadd(c, d));
+  bf[3 * i + 1] = __bfloat16_as_ushort(__hmul(c, d));
+  bf[3 * i + 2] = __bfloat16_as_ushort(__hfma(c, d, c));
+  __half2 p = __floats2half2_rn(v, v * 0.5f), q = __floats2half2_rn(1.5f, -v);
+  __half2 s = __hfma2(p, q, p);
+  h2[i] = *reinterpret_cast<unsigned*>(&s);
+  back[2 * i + 0] = __half2float(r2) + __low2float(s);
+  back[2 * i + 1] = __bfloat162float(d) + (float)__half2int_rn(a) + (float)__half2short_rz(b);
+}
+
+// One 16x16x16 WMMA per warp (f16 in, f32 accumulate): C = A * B + C, A row-major, B column-major.
+extern "C" __global__ void wmma_f16(const __half* a, const __half* b, float* c) {
+  using namespace nvcuda;
+  int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::load_matrix_sync(fa, a + tile * 256, 16);
+  wmma::load_matrix_sync(fb, b + tile * 256, 16);
+  wmma::load_matrix_sync(fc, c + tile * 256, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c + tile * 256, fc, 16, wmma::mem_row_major);
+}
+
+// One 16x16x16 bf16 WMMA and one 16x16x8 tf32 WMMA (row-major everything).
+extern "C" __global__ void wmma_bf16_tf32(const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                          const float* x, const float* y, float* c, float* d) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fc, 1.0f);
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c, fc, 16, wmma::mem_col_major);
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> ta;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> tb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> tc;
+  wmma::fill_fragment(tc, 0.0f);
+  wmma::load_matrix_sync(ta, x, 8);
+  wmma::load_matrix_sync(tb, y, 16);
+  for (int i = 0; i < ta.num_elements; ++i) ta.x[i] = wmma::__float_to_tf32(ta.x[i]);
+  for (int i = 0; i < tb.num_elements; ++i) tb.x[i] = wmma::__float_to_tf32(tb.x[i]);
+  wmma::mma_sync(tc, ta, tb, tc);
+  wmma::store_matrix_sync(d, tc, 16, wmma::mem_row_major);
+}
+
+// mma.sync m16n8k16 (f16 -> f32) from inline PTX, the fragments in the ISA's documented layout:
+// A 16x16 row-major, B 16x8 (k x n) row-major, D 16x8 row-major.
+extern "C" __global__ void mma_m16n8k16(const __half* a, const __half* b, float* d) {
+  int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  unsigned ra[4], rb[2];
+  for (int r = 0; r < 4; ++r) {
+    int row = g + 8 * (r & 1), col = 2 * q + 8 * (r >> 1);
+    __half2 v = __halves2half2(a[row * 16 + col], a[row * 16 + col + 1]);
+    ra[r] = *reinterpret_cast<unsigned*>(&v);
+  }
+  for (int r = 0; r < 2; ++r) {
+    int k = 2 * q + 8 * r;
+    __half2 v = __halves2half2(b[k * 8 + g], b[(k + 1) * 8 + g]);
+    rb[r] = *reinterpret_cast<unsigned*>(&v);
+  }
+  float c0 = 0.5f, c1 = 0.5f, c2 = 0.5f, c3 = 0.5f;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+               "{%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+  d[g * 8 + 2 * q] = c0;
+  d[g * 8 + 2 * q + 1] = c1;
+  d[(g + 8) * 8 + 2 * q] = c2;
+  d[(g + 8) * 8 + 2 * q + 1] = c3;
+}
+
+// cp.async into shared memory (4- and 16-byte copies, the last 8 bytes zero-filled), then a
+// reversal (blockDim.x == 256).
+extern "C" __global__ void cp_async(const int* in, int* out) {
+  __shared__ __align__(16) int s[256];
+  __shared__ __align__(16) int4 v[64];
+  int t = threadIdx.x;
+  __pipeline_memcpy_async(&s[t], &in[t], 4);
+  if (t < 64) __pipeline_memcpy_async(&v[t], &in[4 * t], 16, t == 63 ? 8 : 0);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  out[t] = s[255 - t] + reinterpret_cast<const int*>(v)[t];
+}
+
+// The CUTLASS pattern: A (16x16, row-major) and B (16x8 k x n, row-major) staged in shared
+// memory, fragments loaded with ldmatrix (.x4 for A, .x2.trans for B), then mma.sync m16n8k16.
+extern "C" __global__ void ldmatrix_mma(const __half* a, const __half* b, float* d) {
+  __shared__ __align__(16) __half sa[16 * 16];
+  __shared__ __align__(16) __half sb[16 * 8];
+  int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+  for (int i = lane; i < 128; i += 32) sb[i] = b[i];
+  __syncwarp();
+  unsigned ra[4], rb[2];
+  int m = lane >> 3, r = lane & 7;
+  unsigned a_row = static_cast<unsigned>(__cvta_generic_to_shared(&sa[(r + 8 * (m & 1)) * 16 + 8 * (m >> 1)]));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(ra[0]), "=r"(ra[1]), "=r"(ra[2]), "=r"(ra[3]) : "r"(a_row));
+  unsigned b_row = static_cast<unsigned>(__cvta_generic_to_shared(&sb[(lane & 15) * 8]));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+               : "=r"(rb[0]), "=r"(rb[1]) : "r"(b_row));
+  float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+               "{%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+  d[g * 8 + 2 * q] = c0;
+  d[g * 8 + 2 * q + 1] = c1;
+  d[(g + 8) * 8 + 2 * q] = c2;
+  d[(g + 8) * 8 + 2 * q + 1] = c3;
+}
+
+// Indirect calls: a function pointer chosen per thread (nvcc emits call through a register with
+// a .callprototype).
+typedef int (*int_op)(int, int);
+__device__ __noinline__ int op_add(int a, int b) { return a + b; }
+__device__ __noinline__ int op_mul(int a, int b) { return a * b; }
+__device__ __noinline__ int op_sub(int a, int b) { return a - b; }
+extern "C" __global__ void indirect_calls(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int_op ops[3] = {op_add, op_mul, op_sub};
+  int_op f = ops[in[i] & 3 ? (in[i] & 3) - 1 : 0];
+  out[i] = f(in[i], i + 1);
 }
