@@ -4,6 +4,7 @@
 #include "core/base/mutex.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
+#include "fakecuda/race/race_detector.h"
 
 namespace fakecuda {
 
@@ -23,8 +24,9 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   op.ready = std::move(work.ready);
   op.body = std::move(work.run);
   op.cost_us = work.cost_us;
+  if (st->race() != nullptr) op.accesses = std::move(work.accesses);
   st->Enqueue(s, std::move(op));
-  return CUDA_SUCCESS;
+  return TakeRaceVerdict();
 }
 
 void NotifyStreamWork() {
