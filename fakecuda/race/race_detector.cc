@@ -393,13 +393,15 @@ std::string RaceDetector::DescribeSite(SiteId site) {
       std::free(demangled);
     }
     // Skip the fake's own frames: fakecuda:: functions, the cu* entry points, and anything in
-    // the drop-in library itself (where the fake is a shared object of its own).
+    // the drop-in library itself (where the fake is a shared object of its own), and the
+    // sanitizers' interceptors.
     const bool in_fake_library = info.dli_fname != nullptr && self.dli_fname != nullptr &&
                                  std::strcmp(info.dli_fname, self.dli_fname) == 0 &&
                                  std::strstr(self.dli_fname, "libcuda") != nullptr;
     if (name.rfind("fakecuda::", 0) == 0 || name.rfind("std::", 0) == 0 ||
         (name.size() > 2 && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z') ||
-        in_fake_library) {
+        in_fake_library ||
+        (info.dli_fname != nullptr && std::strstr(info.dli_fname, "san.so") != nullptr)) {
       continue;
     }
     if (shown > 0) os << " < ";
