@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/base/env.h"
+#include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
 
 namespace fakecuda {
@@ -43,6 +44,7 @@ struct HostCache {
   void* host = nullptr;
 };
 thread_local HostCache t_host_cache;
+thread_local void* t_caller = nullptr;  // NoteRaceCaller
 
 std::string Hex(std::uintptr_t v) {
   char buf[32];
@@ -51,6 +53,8 @@ std::string Hex(std::uintptr_t v) {
 }
 
 }  // namespace
+
+void NoteRaceCaller(void* return_address) noexcept { t_caller = return_address; }
 
 struct RaceDetector::Agent {
   std::size_t index = 0;
@@ -256,6 +260,9 @@ void RaceDetector::OnRelease(std::uint64_t alloc_id) { shadows_.erase(alloc_id);
 void RaceDetector::OnHostWaited(std::uint64_t stream_id, std::uint64_t key) {
   bool changed = false;
   JoinStreamAt(&HostClock(), stream_id, key, &changed);
+  // What one host thread saw, any other may learn through the program's own locks, which the
+  // detector cannot see (header: host threads share their observations).
+  JoinStreamAt(&released_, stream_id, key, &changed);
 }
 
 void RaceDetector::OnContextSynchronized(DriverState* st, std::uint64_t ctx_id) {
@@ -263,7 +270,10 @@ void RaceDetector::OnContextSynchronized(DriverState* st, std::uint64_t ctx_id) 
   Clock& host = HostClock();
   bool changed = false;
   for (const auto& a : agents_) {
-    if (ctx_id == 0 || a->ctx_id == ctx_id) JoinInto(&host, a->clock, ~std::size_t{0}, &changed);
+    if (ctx_id == 0 || a->ctx_id == ctx_id) {
+      JoinInto(&host, a->clock, ~std::size_t{0}, &changed);
+      JoinInto(&released_, a->clock, ~std::size_t{0}, &changed);
+    }
   }
 }
 
@@ -361,7 +371,15 @@ void RaceDetector::Report(bool use_after_free, const std::string& text, SiteId a
 
 SiteId RaceDetector::CaptureSite() {
   void* frames[kMaxFrames];
-  const int n = backtrace(frames, kMaxFrames);
+  int n = backtrace(frames, kMaxFrames);
+  // Start at the user's call of the entry point when it is on the stack (NoteRaceCaller).
+  for (int i = 0; i < n; ++i) {
+    if (frames[i] == t_caller) {
+      std::memmove(frames, frames + i, sizeof(void*) * static_cast<std::size_t>(n - i));
+      n -= i;
+      break;
+    }
+  }
   std::size_t h = 1469598103934665603ull;
   for (int i = 0; i < n; ++i) h = (h ^ reinterpret_cast<std::uintptr_t>(frames[i])) * 1099511628211ull;
   auto& ids = site_index_[h];

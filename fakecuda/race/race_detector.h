@@ -27,7 +27,13 @@
 //   * host functions: the thread running one joins its position; when it returns, its clock is
 //     released to every host thread, which acquires it at its next enqueue (a host function is
 //     how user code learns of device progress outside the driver, e.g. a semaphore signal; the
-//     detector cannot see that wait, so it assumes any later host action may depend on it).
+//     detector cannot see that wait, so it assumes any later host action may depend on it);
+//   * host threads share their observations: what one thread learned by a synchronization is
+//     released to every host thread likewise, since threads pass such knowledge on through
+//     their own locks and condition variables, which the detector cannot see (cuhal's queue
+//     scheduler does: one thread observes a semaphore's signal, another submits the work it
+//     unblocks). So a race between threads is found only when no thread had synchronized with
+//     the first access before the second was enqueued; never a false one.
 // Accesses are kept per allocation instance (a pool address reused by a later allocation is a
 // new instance): a free is a write of the whole allocation, every access after it is a
 // use-after-free, and a pool allocation's accesses must be ordered after its allocation.
