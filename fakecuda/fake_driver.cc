@@ -12,6 +12,7 @@
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/thread_state.h"
+#include "fakecuda/race/race_detector.h"
 
 namespace fakecuda {
 namespace {
@@ -50,6 +51,15 @@ std::unique_ptr<FakeDriver> FakeDriver::Create(DriverOptions options, std::strin
       return nullptr;
     }
   }
+  if (!options.racecheck.has_value()) {
+    RaceCheck mode = RaceCheck::kOff;
+    std::string env_error;
+    if (!RaceCheckFromEnvironment(&mode, &env_error)) {
+      if (error) *error = env_error;
+      return nullptr;
+    }
+    options.racecheck = mode;
+  }
   return std::unique_ptr<FakeDriver>(new FakeDriver(std::make_unique<DriverState>(std::move(options))));
 }
 
@@ -58,6 +68,24 @@ FakeDriver::FakeDriver(std::unique_ptr<DriverState> state) : state_(std::move(st
 FakeDriver::~FakeDriver() {
   FakeDriver* self = this;
   g_installed.compare_exchange_strong(self, nullptr);
+  if (state_->race() != nullptr) {
+    cuhal::MutexLock lock(state_->mu);
+    const std::size_t n = state_->race()->finding_count();
+    if (n != 0) {
+      std::fprintf(stderr, "fakecuda: race summary: %zu finding(s) (FAKECUDA_RACECHECK=%s)\n", n,
+                   state_->race()->mode() == RaceCheck::kFail ? "fail" : "report");
+    }
+  }
+}
+
+RaceCheck FakeDriver::racecheck() const {
+  return state_->race() == nullptr ? RaceCheck::kOff : state_->race()->mode();
+}
+
+std::vector<std::string> FakeDriver::RaceFindings() const {
+  if (state_->race() == nullptr) return {};
+  cuhal::MutexLock lock(state_->mu);
+  return state_->race()->findings();
 }
 
 FaultInjector& FakeDriver::faults() { return state_->faults; }

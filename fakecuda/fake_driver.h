@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ enum class SchedulePolicy {
   kAdversarial,
 };
 
+// What the stream-order race detector does (fakecuda/race/race_detector.h).
+enum class RaceCheck {
+  kOff,     // nothing: no cost beyond one branch per enqueue
+  kReport,  // each finding printed to stderr, once per pair of call sites
+  kFail,    // as kReport, and the call that enqueued the second operation of a finding returns
+            // CUDA_ERROR_ILLEGAL_STATE (the operation is still queued and runs)
+};
+
 struct DriverOptions {
   // One entry per fake device, in ordinal order. Empty means one built-in H200.
   std::vector<DeviceProfile> devices;
@@ -40,6 +49,9 @@ struct DriverOptions {
   // being asked. 0: never (host functions then run only when a synchronization or a query needs
   // them; use it for tests that must be deterministic whatever the machine's load).
   std::uint64_t idle_release_us = 2000;
+  // The race detector. Unset: what FAKECUDA_RACECHECK says (off|report|fail; unset: off), so
+  // that any program on the fake (and the drop-in libcuda.so.1) can be checked without changes.
+  std::optional<RaceCheck> racecheck;
 };
 
 // Counts of live fake objects, for leak reports.
@@ -95,6 +107,10 @@ class FakeDriver {
   // Host functions (cuLaunchHostFunc, cuStreamAddCallback, graph host nodes) that threw so far:
   // the fake caught each, reported it on stderr and went on with its stream.
   std::uint64_t HostFunctionExceptions() const;
+  // The race detector's mode, and its findings so far (each the line it printed, without the
+  // "fakecuda: " prefix); empty when the detector is off.
+  RaceCheck racecheck() const;
+  std::vector<std::string> RaceFindings() const;
 
   DriverState& state() { return *state_; }  // internal use by the entry points
 

@@ -130,9 +130,19 @@ class KernelLaunch {
 // becomes the context's sticky error, as a device fault does on real hardware.
 using KernelFn = std::function<CUresult(const KernelLaunch&)>;
 
+// How a kernel uses a pointer parameter, for the race detector (fakecuda/race/race_detector.h).
+enum class ParamAccess {
+  kUnknown,    // as if undeclared: the allocation it points into is read and written, all of it
+  kNone,       // not a pointer the kernel dereferences
+  kRead,       // reads the allocation it points into
+  kReadWrite,  // reads and writes it
+};
+
 struct KernelOptions {
   // Virtual duration of one launch (event timing, scheduling order); not real time.
   double cost_us = 7.1;  // an empty kernel on the H200, launch to completion
+  // Per parameter (missing entries: kUnknown); only 8-byte parameters can point anywhere.
+  std::vector<ParamAccess> param_access;
 };
 
 // The name under which a registration serves every kernel that has none of its own (for

@@ -5,6 +5,7 @@
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/driver_state.h"
+#include "fakecuda/race/race_detector.h"
 
 namespace fakecuda {
 
@@ -26,8 +27,9 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   op.ready = std::move(work.ready);
   op.body = std::move(work.run);
   op.cost_us = work.cost_us;
+  if (st->race() != nullptr) op.accesses = std::move(work.accesses);
   st->Enqueue(s, std::move(op));
-  return CUDA_SUCCESS;
+  return TakeRaceVerdict();
 }
 
 void NotifyStreamWork() {

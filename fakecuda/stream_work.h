@@ -9,6 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
+
+#include "fakecuda/race/race_access.h"
 
 namespace fakecuda {
 
@@ -23,6 +26,9 @@ struct StreamWork {
   // holds. Returning an error makes it the context's sticky error.
   std::function<CUresult()> run;
   double cost_us = 1.0;  // virtual duration
+  // The device-accessible bytes the work reads and writes, for the race detector (ignored when
+  // it is off); empty: none it checks.
+  std::vector<RaceAccess> accesses;
 };
 
 // Enqueues `work` on `stream` (NULL / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD resolve against the

@@ -14,6 +14,9 @@
 //                      "cuMemAlloc:nth:3:CUDA_ERROR_OUT_OF_MEMORY;*:fraction:0.01:CUDA_ERROR_UNKNOWN@7".
 //   FAKECUDA_LEAK_REPORT  a boolean: print the live-object report to stderr when the library
 //                      unloads (at process exit). Default: off.
+//   FAKECUDA_RACECHECK "off" (default), "report" or "fail": the stream-order race detector
+//                      (fakecuda/race/race_detector.h); read by FakeDriver::Create whenever
+//                      DriverOptions::racecheck is unset, so it applies to the C++ API too.
 //   FAKECUDA_NOOP_KERNELS  ','-separated kernel names that run as no-ops (a program's kernels
 //                      have no host implementation in the drop-in); "*" makes every kernel
 //                      without one a no-op. Default: none (launching them is

@@ -30,6 +30,8 @@
   ::fakecuda::DriverState* st = ::fakecuda::InstalledState();                \
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;                      \
   st->NoteEntry();                                                           \
+  /* The user's call site, for the race detector's reports (race_detector.h). */ \
+  if (st->race() != nullptr) ::fakecuda::NoteRaceCaller(__builtin_return_address(0)); \
   if (st->OnCallbackThread() && !::fakecuda::PermittedInUserWork(entry_name)) { \
     return CUDA_ERROR_NOT_PERMITTED;                                         \
   }                                                                          \
@@ -59,6 +61,9 @@
   }
 
 namespace fakecuda {
+// Remembers, for the calling thread, the return address of its current entry-point call (the
+// race detector's call sites start there).
+void NoteRaceCaller(void* return_address) noexcept;
 // The answer of an entry point whose body threw: prints "fakecuda: <entry>: <what>" on stderr and
 // returns CUDA_ERROR_OUT_OF_MEMORY for std::bad_alloc (host memory for the fake's own state ran
 // out), CUDA_ERROR_UNKNOWN for anything else. Call only from a catch block.

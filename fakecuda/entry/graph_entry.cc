@@ -18,6 +18,7 @@
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/entry/graph_internal.h"
+#include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 
@@ -600,6 +601,10 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
       if (e != nullptr && e->stream_id != 0 && !e->complete) {
         ops[i].deps.emplace_back(e->stream_id, e->seq);
       }
+      if (e != nullptr) {  // the order itself, for the race detector
+        ops[i].after_stream = e->stream_id;
+        ops[i].after_seq = e->seq;
+      }
     }
     fakecuda::Stream* cur = st->FindStream(stream_id);
     if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed by another thread meanwhile
@@ -610,7 +615,7 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     again->last_stream = stream_id;
     again->last_seq = last_seq;
   }
-  return CUDA_SUCCESS;
+  return fakecuda::TakeRaceVerdict();
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphLaunch");
 }

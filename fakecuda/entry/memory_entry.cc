@@ -8,6 +8,7 @@
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/memory_hooks.h"
+#include "fakecuda/race/race_detector.h"
 
 using fakecuda::Allocation;
 using fakecuda::Context;
@@ -97,13 +98,20 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
       return CUDA_SUCCESS;
     };
   }
+  if (st->race() != nullptr) {
+    for (const auto& [r, write] : {std::pair{dst, true}, std::pair{src, false}}) {
+      if (r.allocation == nullptr) continue;  // pageable: staged or waited for at the call
+      op.accesses.push_back(
+          {r.allocation->base + static_cast<std::uintptr_t>(r.data - r.allocation->data), n, write});
+    }
+  }
   // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
   const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op));
   if (synchronous || IsPageable(dst)) {
-    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq);
+    if (Stream* cur = st->FindStream(id)) return TakeRaceVerdict(st->SyncStream(cur, seq));
   }
-  return CUDA_SUCCESS;
+  return TakeRaceVerdict();
 }
 
 CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
@@ -133,13 +141,14 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
     }
     return CUDA_SUCCESS;
   };
+  if (st->race() != nullptr) op.accesses.push_back({dst, count * elem, true});
   // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
   const std::uint64_t id = s->id;
   std::uint64_t seq = st->Enqueue(s, std::move(op));
   if (synchronous) {
-    if (Stream* cur = st->FindStream(id)) return st->SyncStream(cur, seq);
+    if (Stream* cur = st->FindStream(id)) return TakeRaceVerdict(st->SyncStream(cur, seq));
   }
-  return CUDA_SUCCESS;
+  return TakeRaceVerdict();
 }
 
 CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,

@@ -8,6 +8,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/module_model.h"
 
 using fakecuda::Context;
@@ -329,7 +330,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
     return e;
   }
   st->Enqueue(s, std::move(op));
-  return CUDA_SUCCESS;
+  return fakecuda::TakeRaceVerdict();
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchKernel");
 }

@@ -3,6 +3,7 @@
 // allocator itself is fakecuda/internal/mem_pool.h (read its invariants first).
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/memory_hooks.h"
 
@@ -181,11 +182,14 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) try {
       if (found != nullptr && found->id == id) st->ReleaseAllocation(base);
       return CUDA_SUCCESS;
     };
+    if (fakecuda::RaceDetector* race = st->race()) {
+      race->OnFreeAsync(st, *s, *a, st->streams().next_seq(), "cuMemFreeAsync");
+    }
     st->Enqueue(s, std::move(op));
-    return CUDA_SUCCESS;
+    return fakecuda::TakeRaceVerdict();
   }
   if (a->type != MemoryType::kPool) return CUDA_ERROR_INVALID_VALUE;
-  return PoolModel::Of(st).FreeAsync(dptr, s, ctx);
+  return fakecuda::TakeRaceVerdict(PoolModel::Of(st).FreeAsync(dptr, s, ctx));
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemFreeAsync");
 }

@@ -6,6 +6,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/race/race_detector.h"
 
 using fakecuda::Context;
 using fakecuda::DriverState;
@@ -100,7 +101,11 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) try {
   if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
     return sticky;
   }
-  return st->PollStream(s, 0) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  const std::uint64_t id = s->id;
+  if (!st->PollStream(s, 0)) return CUDA_ERROR_NOT_READY;
+  // A query that answered CUDA_SUCCESS is a synchronization (the race detector's order).
+  if (fakecuda::RaceDetector* race = st->race()) race->OnHostWaited(id, st->streams().next_seq());
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamQuery");
 }
@@ -133,6 +138,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   if (e->stream_id != 0 && !e->complete) op.deps.emplace_back(e->stream_id, e->seq);
   // Even a completed record orders this stream after it (memory pools' event dependencies).
   if (e->stream_id != 0) s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
+  op.after_stream = e->stream_id;  // the order itself, even when no wait is needed
+  op.after_seq = e->seq;
   st->Enqueue(s, std::move(op));
   return CUDA_SUCCESS;
 } catch (...) {
@@ -288,13 +295,19 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) try {
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult r = fakecuda::CaptureCheckEventSync(st, e); r != CUDA_SUCCESS) return r;
-  if (e->complete) return CUDA_SUCCESS;
+  // A query that answers CUDA_SUCCESS is a synchronization (the race detector's order).
+  const std::uint64_t record_stream = e->stream_id, record_seq = e->seq;
+  auto observed = [st, record_stream, record_seq]() CUHAL_REQUIRES(st->mu) {
+    if (fakecuda::RaceDetector* race = st->race()) race->OnHostWaited(record_stream, record_seq);
+    return CUDA_SUCCESS;
+  };
+  if (e->complete) return observed();
   std::uint64_t id = e->id;
   Stream* s = st->FindStream(e->stream_id);
-  if (s == nullptr) return CUDA_SUCCESS;
+  if (s == nullptr) return observed();
   st->PollStream(s, e->seq);
   e = st->FindEvent(hEvent);
-  return (e == nullptr || e->id != id || e->complete) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return (e == nullptr || e->id != id || e->complete) ? observed() : CUDA_ERROR_NOT_READY;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuEventQuery");
 }

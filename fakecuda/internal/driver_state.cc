@@ -12,6 +12,7 @@
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/thread_state.h"
+#include "fakecuda/race/race_detector.h"
 #include "fakecuda/virtual_clock.h"
 
 namespace fakecuda {
@@ -27,6 +28,9 @@ DriverState::DriverState(DriverOptions opts)
       contexts_(options.devices) {
   serial = g_serial.fetch_add(1);
   rng_ = options.seed ^ 0x5851f42d4c957f2dULL;
+  if (options.racecheck.value_or(RaceCheck::kOff) != RaceCheck::kOff) {
+    race_ = std::make_unique<RaceDetector>(*options.racecheck, serial);
+  }
 }
 
 DriverState::~DriverState() {
@@ -142,6 +146,7 @@ void DriverState::AddDeviceAllocation(Allocation a) {
 void DriverState::ReleaseAllocation(std::uintptr_t base) {
   const Allocation* a = memory_.At(base);
   if (a == nullptr) return;
+  if (race_ != nullptr) race_->OnRelease(a->id);
   if (a->type == MemoryType::kDevice && a->device >= 0 && a->device < contexts_.device_count()) {
     contexts_.device(a->device).bytes_in_use -= a->size;
   }

@@ -91,6 +91,7 @@ struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
 class GraphModel;   // fakecuda/internal/graph_model.h
+class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
  public:
@@ -125,6 +126,10 @@ class DriverState {
   // Streams, events, their queued ops and the sequence numbers (fakecuda/internal/stream_table.h).
   StreamTable& streams() CUHAL_REQUIRES(mu) { return streams_; }
   const StreamTable& streams() const CUHAL_REQUIRES(mu) { return streams_; }
+
+  // The race detector, or null when it is off (DriverOptions::racecheck). Set at construction
+  // and never changed, so the pointer is read without the lock; its methods require mu.
+  RaceDetector* race() const { return race_.get(); }
 
   // --- subsystems created on first use (guarded by mu) ---
   // The memory-pool model (stream-ordered allocator).
@@ -279,6 +284,7 @@ class DriverState {
   std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
   // Picks a stream with a ready head among `candidates` (seeded under adversarial).

@@ -1,6 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakecuda/internal/mem_pool.h"
 
+#include "fakecuda/race/race_detector.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -435,6 +437,12 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   a.created_by = what;  // reuses the spare node's capacity
   st_->memory().Add(std::move(node));
   *out = base;
+  if (RaceDetector* race = st_->race()) {
+    // The allocation's place on its stream: the op below when there is one, else a seq of its own.
+    const std::uint64_t key =
+        place.wait_stream != 0 ? st_->streams().next_seq() : st_->streams().TakeSeq();
+    race->OnAllocAsync(st_, *stream, *st_->memory().At(base), key, what);
+  }
 
   if (place.wait_stream != 0) {
     Op op;
@@ -501,6 +509,7 @@ CUresult PoolModel::FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx)
     mark.seq = st_->streams().TakeSeq();
     mark.done_seq = stream->last_enqueued_seq;
   }
+  if (RaceDetector* race = st_->race()) race->OnFreeAsync(st_, *stream, a, mark.seq, "cuMemFreeAsync");
   InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark});
   --pool->live_;
   pool->used_ -= a.size;
@@ -526,6 +535,7 @@ void PoolModel::FreeNow(std::uintptr_t base) {
   const Allocation& a = *found;
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return;
+  if (RaceDetector* race = st_->race()) race->OnRelease(a.id);
   InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}});
   --pool->live_;
   // Measured on the H200 (tests/pools/traces/free_sync.trace): cuMemFree of a pool allocation

@@ -213,6 +213,24 @@ CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const Launch
 CUresult MakeKernelOp(DriverState* st, const FunctionState& f, const LaunchConfig& c,
                       std::vector<std::byte> params, const char* what, Op* op) {
   std::shared_ptr<const internal::KernelRegistration> reg = internal::FindKernel(f.kernel.name);
+  if (st->race() != nullptr) {
+    // The race detector's view of the launch: every 8-byte parameter that points into an
+    // allocation reads and writes all of it, unless the registration declares better.
+    for (std::size_t i = 0; i < f.kernel.params.size(); ++i) {
+      const KernelParamInfo& p = f.kernel.params[i];
+      if (p.size != sizeof(std::uint64_t) || p.offset + p.size > params.size()) continue;
+      ParamAccess declared = ParamAccess::kUnknown;
+      if (reg != nullptr && i < reg->options.param_access.size()) {
+        declared = reg->options.param_access[i];
+      }
+      if (declared == ParamAccess::kNone) continue;
+      std::uint64_t value = 0;
+      std::memcpy(&value, params.data() + p.offset, sizeof(value));
+      const Allocation* a = st->FindAllocation(static_cast<std::uintptr_t>(value), 1);
+      if (a == nullptr) continue;
+      op->accesses.push_back({a->base, a->size, declared != ParamAccess::kRead});
+    }
+  }
   if (reg == nullptr) return MakeInterpretedOp(st, f, c, std::move(params), what, op);
   std::vector<std::pair<std::size_t, std::size_t>> offsets;
   offsets.reserve(f.kernel.params.size());

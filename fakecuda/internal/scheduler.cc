@@ -30,6 +30,7 @@
 
 #include "fakecuda/internal/driver_state.h"
 #include "fakecuda/internal/mem_pool.h"
+#include "fakecuda/race/race_detector.h"
 #include "fakecuda/stream_work.h"
 #include "fakecuda/virtual_clock.h"
 
@@ -107,6 +108,7 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
     std::uint64_t& waited = s->waited[sid];
     waited = std::max(waited, dseq);
   }
+  if (race_ != nullptr) race_->OnEnqueue(this, *s, op);
   const OpKind kind = op.kind;
   std::uint64_t seq = op.seq;
   s->last_enqueued_seq = seq;
@@ -149,6 +151,8 @@ void DriverState::RunHead(Stream* s) {
   double cost = head.cost_us;
   CUresult result = CUDA_SUCCESS;
   bool threw = false;
+  const std::uint64_t head_seq = head.seq;
+  if (race_ != nullptr && kind == OpKind::kHostFunction) race_->OnHostFunctionStart(s->id, head_seq);
   if (body) {
     cuhal::MutexUnlock unlocked(mu);  // retaken when this block ends
     // Nothing the body throws escapes: a throwing host function is reported and its stream goes
@@ -185,6 +189,7 @@ void DriverState::RunHead(Stream* s) {
   s->running = false;
   s->time_us = start + cost;
   s->completed_seq = done.seq;
+  if (race_ != nullptr && kind == OpKind::kHostFunction) race_->OnHostFunctionDone(s->id, done.seq);
   if (done.record_event_id != 0) {
     Event* e = streams_.FindEvent(done.record_event_id);
     if (e != nullptr && e->generation == done.record_generation) {
@@ -337,6 +342,7 @@ CUresult DriverState::SyncStream(Stream* s, std::uint64_t seq) {
 }
 
 void DriverState::NoteSynchronized(std::uint64_t stream_id, std::uint64_t proven_below) {
+  if (race_ != nullptr) race_->OnHostWaited(stream_id, proven_below);
   PoolsOnStreamSync(this, stream_id, proven_below);
 }
 
@@ -363,6 +369,7 @@ CUresult DriverState::SyncAll(std::uint64_t ctx_id) {
     }
   }
   ReapStreams();
+  if (race_ != nullptr) race_->OnContextSynchronized(this, ctx_id);
   PoolsOnContextSync(this, ctx_id);
   if (ctx_id != 0) {
     if (CUresult sticky = contexts_.StickyError(ctx_id); sticky != CUDA_SUCCESS) return sticky;

@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "fakecuda/race/race_access.h"
+
 namespace fakecuda {
 
 // What an Op runs: the fake's own code, or the user's (which runs on the callback thread only).
@@ -43,6 +45,12 @@ struct Op {
   double cost_us = 0.0;
   std::uint64_t record_event_id = 0;  // for event records: the event to stamp
   std::uint64_t record_generation = 0;
+  // For the race detector (fakecuda/race/race_detector.h), filled only when it is on: the bytes
+  // the op reads and writes, and an order that needs no wait (an event wait whose record had
+  // completed: (stream id, seq) of that record).
+  std::vector<RaceAccess> accesses;
+  std::uint64_t after_stream = 0;
+  std::uint64_t after_seq = 0;
 };
 
 struct Stream {
