@@ -513,11 +513,12 @@ CUresult GetCaptureInfo(DriverState* st, CUstream hStream, CUstreamCaptureStatus
     *status = CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
   }
-  if (id_out != nullptr) *id_out = seq->id;
   if (seq->invalidated) {
+    // Measured: the status only (the id is not written either).
     *status = CU_STREAM_CAPTURE_STATUS_INVALIDATED;
     return CUDA_SUCCESS;
   }
+  if (id_out != nullptr) *id_out = seq->id;
   *status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
   if (graph_out != nullptr)
     *graph_out = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, seq->graph_id);

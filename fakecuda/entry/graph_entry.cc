@@ -412,7 +412,8 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (g->capture_id != 0) return CUDA_ERROR_INVALID_VALUE;  // still being captured (modelling)
+  // A graph still being captured (from cuStreamGetCaptureInfo) instantiates as it is so far:
+  // measured (graph_probe modelling).
   std::vector<GraphNode> nodes;
   nodes.reserve(g->nodes.size());
   bool has_allocs = false;
@@ -452,7 +453,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
       if (--indegree[next] == 0) ready.insert(next);
     }
   }
-  if (order->size() != nodes.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cannot happen)
+  if (order->size() != nodes.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cuGraphAddDependencies accepts them)
   GraphExecState exec;
   exec.id = st->NewId();
   exec.graph_id = g->id;

@@ -10,9 +10,10 @@
 //  1. Handles (CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids with a kind tag, as
 //     every fake handle does: stale handles are always detected.
 //  2. A node belongs to exactly one graph (node_graph_), is listed in its graph's `nodes` in
-//     creation order, and names as dependencies only nodes of the same graph; a graph is always
-//     acyclic (a new node depends on existing ones only, and cuGraphAddDependencies refuses an
-//     edge that would close a cycle).
+//     creation order, and names as dependencies only nodes of the same graph. A graph may have
+//     cycles (cuGraphAddDependencies accepts an edge that closes one, as the H200 does): every
+//     walk over dependencies tolerates them, and cuGraphInstantiateWithFlags refuses such a
+//     graph; an executable graph is always acyclic.
 //  3. An executable graph holds copies of its graph's nodes in a topological order: destroying
 //     the graph leaves it valid, and a queued launch owns what it needs (module_model.h
 //     invariant 4), so destroying an executable graph with launches queued is safe. Child graph

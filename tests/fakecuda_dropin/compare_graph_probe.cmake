@@ -1,7 +1,11 @@
 # Runs ci/gpu-probes/graph_probe (PROGRAM) on the drop-in (DROPIN_DIR) and compares its output
 # with the H200's (EXPECTED), line by line, leaving out the cases matching SKIP (a regex on the
-# case name) and the wall times of the "== <case>: exit 0 <time>" lines.
-execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${DROPIN_DIR} ${PROGRAM} all 2
+# case name) and the wall times of the "== <case>: exit 0 <time>" lines. CASE names one case to
+# run alone (default: every case, "all 2").
+if(NOT DEFINED CASE)
+  set(CASE all 2)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${DROPIN_DIR} ${PROGRAM} ${CASE}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} exited with ${rc}:\n${out}${err}")
