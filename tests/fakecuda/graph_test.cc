@@ -337,7 +337,9 @@ TEST_P(GraphTest, StructureQueriesCloneAndEdges) {
   // cuda.h's catch-all for a malformed graph).
   CUgraphExec exec = nullptr;
   EXPECT_EQ(api().cuGraphInstantiateWithFlags(&exec, g, 0), CUDA_ERROR_INVALID_VALUE);
-  if (exec != nullptr) EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  if (exec != nullptr) {
+    EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  }
   // Destroying a removes its edges (a -> c and c -> a): b -> c remains.
   EXPECT_EQ(api().cuGraphDestroyNode(a), CUDA_SUCCESS);
   EXPECT_EQ(NodeCount(g), 2u);
@@ -346,7 +348,9 @@ TEST_P(GraphTest, StructureQueriesCloneAndEdges) {
   EXPECT_EQ(NodeCount(clone), 3u);  // the clone is independent
   exec = nullptr;
   EXPECT_EQ(api().cuGraphInstantiateWithFlags(&exec, g, 0), CUDA_SUCCESS);  // acyclic again
-  if (exec != nullptr) EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  if (exec != nullptr) {
+    EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  }
   if (IsFake()) {
     // A destroyed node's handle: the H200 answered CUDA_SUCCESS for cuGraphNodeGetType (it
     // reads freed memory: undefined behaviour); the fake detects the stale handle.
@@ -481,8 +485,12 @@ TEST_P(GraphFakeTest, CapturingGraphCannotBeDestroyedButInstantiates) {
   EXPECT_EQ(id, 0u);
   CUgraph ended = nullptr;
   EXPECT_EQ(api().cuStreamEndCapture(s1_, &ended), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
-  if (exec != nullptr) EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
-  if (clone != nullptr) EXPECT_EQ(api().cuGraphDestroy(clone), CUDA_SUCCESS);
+  if (exec != nullptr) {
+    EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  }
+  if (clone != nullptr) {
+    EXPECT_EQ(api().cuGraphDestroy(clone), CUDA_SUCCESS);
+  }
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphFakeTest);
