@@ -35,6 +35,12 @@
 // submission <= 2 us of host time; a queue-to-queue wait makes no host round trip
 // (BM_QueueToQueueWait: host_syncs=0, cuStreamWaitEvent=1, deferred=0).
 //
+// The submission benchmarks run twice: worker:1 is the default device
+// (DeviceParams::worker_enqueues_host_functions: the device's worker enqueues the completion
+// host functions), worker:0 has the submitting thread enqueue one whenever its queue has none
+// pending. BM_DriverEventRecord and BM_DriverLaunchHostFunc time the two driver calls alone (no
+// core code), the floor under a submission's cost.
+//
 // Submission benchmarks keep up to kBatch operations in flight: every kBatch iterations the clock
 // stops, the host waits for the batch's signals (and frees what it allocated), and the clock
 // starts again. The device's event pool holds kEventPoolCapacity >= kBatch events, so the steady
@@ -163,7 +169,9 @@ const BackendKind kReal{"real", &Real, &CountingTable<1>, &Counting<1>::Snapshot
 // device's context current on the benchmark thread, and the per-operation counters.
 class Fixture {
  public:
-  Fixture(benchmark::State& state, const BackendKind& kind) : state_(state), kind_(kind) {
+  // `worker_enqueues`: DeviceParams::worker_enqueues_host_functions.
+  Fixture(benchmark::State& state, const BackendKind& kind, bool worker_enqueues = true)
+      : state_(state), kind_(kind) {
     const Backend& b = kind.backend();
     if (!b.unavailable.empty()) {
       state.SkipWithError(b.unavailable.c_str());
@@ -176,6 +184,7 @@ class Fixture {
     ::cuhal::DeviceParams params;
     params.queue_count = 2;
     params.event_pool_capacity = kEventPoolCapacity;
+    params.worker_enqueues_host_functions = worker_enqueues;
     auto device = Device::Create(*driver_, 0, params);
     if (!Check(device.status(), "creating device 0")) return;
     device_ = std::move(device).value();
@@ -333,7 +342,7 @@ cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60));
 // cuMemAllocFromPoolAsync and cuEventRecord on the caller's thread (cuLaunchHostFunc only when
 // the queue has no host function pending: about once per batch, see core/device/queue_scheduler.h).
 void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind);
+  Fixture f(state, *kind, state.range(0) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::vector<Buffer> live;
@@ -364,7 +373,7 @@ void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
 // cuEventRecord (and a shared cuLaunchHostFunc). The buffers are allocated (Alloca) while the
 // clock stops.
 void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind);
+  Fixture f(state, *kind, state.range(0) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::shared_ptr<Semaphore> made = f.NewSemaphore();
@@ -404,7 +413,7 @@ void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
 // cuLaunchHostFunc). The
 // batches are recorded while the clock stops.
 void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind);
+  Fixture f(state, *kind, state.range(0) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Buffer* a = f.NewBuffer(kSmallBytes);
@@ -443,7 +452,7 @@ void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
 // Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord (and a shared
 // cuLaunchHostFunc).
 void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind);
+  Fixture f(state, *kind, state.range(0) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Queue& q = f.queue(0);
@@ -454,6 +463,58 @@ void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
         return f.Check(q.Barrier({}, signal), "Barrier");
       },
       [&](std::uint64_t v) { return f.Check(s->Wait(v, Bound()), "waiting for the batch"); });
+  f.Report();
+}
+
+// --- the driver's floor -----------------------------------------------------------------------
+
+// cuEventRecord alone, on queue 0's stream, of one of kBatch events created beforehand (no core
+// code): the floor of a ready submission's host cost, since every queue operation records one.
+void BM_DriverEventRecord(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  const CudaApi& api = f.api();
+  const CUstream stream = f.queue(0).stream();
+  std::vector<CUevent> events(kBatch, nullptr);
+  for (CUevent& e : events) {
+    if (api.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+      state.SkipWithError("cuEventCreate failed");
+      return;
+    }
+  }
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t) {
+        if (api.cuEventRecord(events[next++], stream) == CUDA_SUCCESS) return true;
+        state.SkipWithError("cuEventRecord failed");
+        return false;
+      },
+      [&](std::uint64_t) {
+        next = 0;
+        return api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
+      });
+  for (CUevent e : events) api.cuEventDestroy(e);
+  f.Report();
+}
+
+void CUDA_CB NoOpHostFunction(void*) {}
+
+// cuLaunchHostFunc alone (an empty host function) on queue 0's stream: what a completion host
+// function per operation would cost the submitting thread.
+void BM_DriverLaunchHostFunc(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  const CudaApi& api = f.api();
+  const CUstream stream = f.queue(0).stream();
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t) {
+        if (api.cuLaunchHostFunc(stream, &NoOpHostFunction, nullptr) == CUDA_SUCCESS) return true;
+        state.SkipWithError("cuLaunchHostFunc failed");
+        return false;
+      },
+      [&](std::uint64_t) { return api.cuStreamSynchronize(stream) == CUDA_SUCCESS; });
   f.Report();
 }
 
@@ -645,15 +706,27 @@ void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
 void RegisterAll() {
   for (const BackendKind* k : {&kFake, &kReal}) {
     const std::string suffix = std::string("/") + k->name;
-    benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca,
-                                 k);
-    benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(),
-                                 BM_SubmitReadyDealloca, k);
-    benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(),
-                                 BM_SubmitReadyExecute, k);
-    benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(),
-                                 BM_SubmitReadyBarrier, k);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca, k)
+        ->ArgNames({"worker"})
+        ->Arg(1)
+        ->Arg(0);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(), BM_SubmitReadyDealloca, k)
+        ->ArgNames({"worker"})
+        ->Arg(1)
+        ->Arg(0);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(), BM_SubmitReadyExecute, k)
+        ->ArgNames({"worker"})
+        ->Arg(1)
+        ->Arg(0);
+    benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(), BM_SubmitReadyBarrier, k)
+        ->ArgNames({"worker"})
+        ->Arg(1)
+        ->Arg(0);
     benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
+    benchmark::RegisterBenchmark(("BM_DriverEventRecord" + suffix).c_str(), BM_DriverEventRecord,
+                                 k);
+    benchmark::RegisterBenchmark(("BM_DriverLaunchHostFunc" + suffix).c_str(),
+                                 BM_DriverLaunchHostFunc, k);
     benchmark::RegisterBenchmark(("BM_WakeQueueToHost" + suffix).c_str(), BM_WakeQueueToHost,
                                  k);
     benchmark::RegisterBenchmark(("BM_QueueToQueueWait" + suffix).c_str(), BM_QueueToQueueWait,

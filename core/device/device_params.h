@@ -46,6 +46,14 @@ struct DeviceParams {
   // H200), so that which driver calls are made, in which order, never depends on timing: the
   // fault sweeps (sweep/) use it, since they inject a failure by call index.
   bool batch_completions = true;
+  // With batch_completions: which thread enqueues a queue's shared host function. true: the
+  // device's worker (the submitting thread records the operation's event and, when the queue has
+  // no host function pending, wakes the worker, which enqueues one covering every operation
+  // numbered by then), so a ready submission makes one driver call (cuEventRecord) on the
+  // submitting thread. false: the submitting thread enqueues it itself when the queue has none
+  // pending (which call each thread makes then depends only on the device's progress; the mock
+  // tests pin that order). Ignored when batch_completions is false.
+  bool worker_enqueues_host_functions = true;
   // The target of command buffers made by Device::CreateCommandBuffer without one: kStream
   // (direct submission) or kGraph (CUDA graphs, instantiated once and re-launched).
   CommandTargetKind command_target = CommandTargetKind::kStream;

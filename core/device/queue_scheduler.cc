@@ -26,11 +26,13 @@ std::string DescribeWaits(const QueueAction& action) {
 }  // namespace
 
 QueueScheduler::QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
-                               bool batch_completions, std::size_t event_pool_capacity)
+                               bool batch_completions, bool worker_enqueues_host_functions,
+                               std::size_t event_pool_capacity)
     : api_(api),
       context_(context),
       device_name_(std::move(device_name)),
       batch_completions_(batch_completions),
+      worker_launches_(batch_completions && worker_enqueues_host_functions),
       pool_(api, event_pool_capacity) {
   worker_ = std::thread([this] { WorkerMain(); });
 }
@@ -266,6 +268,16 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
     action->number = ++lane->numbered;
     lane->in_flight.push_back(std::move(action));
     if (batch_completions_ && lane->callbacks_pending != 0) return scope->Exit();
+    if (worker_launches_) {
+      // The worker enqueues the lane's host function (CompleteLanes, step 3), covering every
+      // number given out by then, this one included. A polled lane needs none.
+      if (!lane->relaunch && !lane->poll) {
+        lane->relaunch = true;
+        relaunch_ = true;
+        cv_.NotifyAll();
+      }
+      return scope->Exit();
+    }
     ++lane->callbacks_pending;
     callback = new Callback{.lane = lane, .covers = lane->numbered};
   }

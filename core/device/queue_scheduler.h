@@ -7,9 +7,11 @@
 // COMPLETION. Every issued operation records an event after its work (its timepoint) and joins
 // its queue's lane: the operations issued on that stream and not yet retired, numbered in issue
 // order. A lane has at most one host function (cuLaunchHostFunc) pending, enqueued only when it
-// has none: by the thread that issues (when the lane had none) or by the worker (when one ran and
-// operations remain); with DeviceParams::batch_completions false, every operation enqueues its
-// own. Each host function COVERS the highest number given out when it was
+// has none, by the worker (DeviceParams::worker_enqueues_host_functions, the default: the issuing
+// thread that finds the lane without one marks the lane and wakes the worker, so a ready
+// submission makes one driver call, its cuEventRecord) or else by the thread that issues (when
+// the lane had none) and by the worker (when one ran and operations remain); with
+// DeviceParams::batch_completions false, every operation enqueues its own. Each host function COVERS the highest number given out when it was
 // enqueued: every covered operation recorded its event before the host function was enqueued, so
 // when it runs they are complete, and the worker retires them without asking the driver. So a
 // stream of ready submissions costs one cuEventRecord each and one cuLaunchHostFunc per batch that
@@ -112,9 +114,10 @@ struct QueueAction {
 // once, even if an operation submitted before it on the same queue is still deferred.
 class QueueScheduler final : public SemaphoreWatcher {
  public:
-  // `batch_completions`: DeviceParams::batch_completions.
+  // `batch_completions`, `worker_enqueues_host_functions`: DeviceParams'.
   QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
-                 bool batch_completions, std::size_t event_pool_capacity);
+                 bool batch_completions, bool worker_enqueues_host_functions,
+                 std::size_t event_pool_capacity);
   QueueScheduler(const QueueScheduler&) = delete;             // host functions point at it
   QueueScheduler& operator=(const QueueScheduler&) = delete;  // ditto
   ~QueueScheduler();
@@ -167,7 +170,9 @@ class QueueScheduler final : public SemaphoreWatcher {
     std::uint64_t numbered = 0;  // the highest number given out
     std::uint64_t covered = 0;   // the highest number a host function that ran covers
     int callbacks_pending = 0;  // host functions enqueued on `stream` that have not run
-    bool relaunch = false;  // the worker must enqueue a host function (an issuer's failed)
+    // The worker must enqueue a host function: an issuer found none pending (the worker enqueues
+    // them all), or an issuer's cuLaunchHostFunc failed.
+    bool relaunch = false;
     bool poll = false;  // no host function could be enqueued: the worker queries the events
                         // every millisecond until the lane is empty
   };
@@ -212,6 +217,7 @@ class QueueScheduler final : public SemaphoreWatcher {
   const CUcontext context_;
   const std::string device_name_;
   const bool batch_completions_;
+  const bool worker_launches_;  // batched, and the worker enqueues every host function
   EventPool pool_;
   std::atomic<std::uint64_t> next_id_{1};
 

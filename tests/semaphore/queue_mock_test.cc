@@ -245,6 +245,9 @@ class QueueMockTest : public ::testing::Test {
     driver_ = std::move(driver).value();
     DeviceParams params;
     params.queue_count = 2;
+    // The issuing thread enqueues a queue's host function when it finds none pending: the order
+    // these tests pin. WorkerModeMockTest below pins the default, where the worker enqueues them.
+    params.worker_enqueues_host_functions = WorkerEnqueuesHostFunctions();
     // One pooled event: the first timepoint creates it, later ones reuse it while it is free,
     // and a second one in use at once is created, then destroyed when given back.
     params.event_pool_capacity = 1;
@@ -341,6 +344,17 @@ class QueueMockTest : public ::testing::Test {
                           .RETURN(CUDA_SUCCESS));
   }
   static CUevent Event(int n) { return reinterpret_cast<CUevent>(0xE000 + n); }
+
+  // DeviceParams::worker_enqueues_host_functions of the device under test.
+  virtual bool WorkerEnqueuesHostFunctions() const { return false; }
+  // Waits (bounded) until `n` host functions were enqueued in all.
+  void WaitForLaunches(int n) {
+    const Deadline deadline = Bound();
+    while (model_.launched() < n && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
+    ASSERT_EQ(model_.launched(), n);
+  }
 
   // The scheduler holds nothing: no operation deferred or in flight.
   void ExpectIdleScheduler() {
@@ -651,6 +665,86 @@ TEST_F(QueueMockTest, WaitOnTheHostIsDeferredAndIssuedByTheWorkerOnceSignalled) 
 // --- Execute ----------------------------------------------------------------------------------
 
 // A pool buffer for Execute tests, allocated by a ready Alloca (pinned) and completed.
+// --- the default: the worker enqueues every host function ------------------------------------
+
+class WorkerModeMockTest : public QueueMockTest {
+ protected:
+  bool WorkerEnqueuesHostFunctions() const override { return true; }
+};
+
+TEST_F(WorkerModeMockTest, ReadySubmissionMakesOneDriverCallAndTheWorkerEnqueuesTheHostFunction) {
+  auto s = NewSemaphore();
+  // The submitting thread: the event (created: the pool is empty) and its record, nothing else.
+  // The worker: the host function, on its own thread with no context current.
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/false);
+  ExpectWorkerLaunch(q0_);
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  WaitForLaunches(1);
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s->Query());
+  EXPECT_EQ(value, 0u) << "signalled before the host function ran";
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  EXPECT_THAT(Dropped(), IsEmpty());
+}
+
+TEST_F(WorkerModeMockTest, SubmissionsWhileTheWorkersHostFunctionIsPendingMakeOnlyTheirRecords) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/false);
+  ExpectWorkerLaunch(q0_);
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  WaitForLaunches(1);
+  // The first host function is pending: the next two submissions record their events only.
+  ExpectSignalTail(q0_, Event(2), /*create_event=*/true, /*launch=*/false);
+  ExpectSignalTail(q0_, Event(3), /*create_event=*/true, /*launch=*/false);
+  for (std::uint64_t v = 2; v <= 3; ++v) {
+    const SemaphoreValue signal[] = {{s.get(), v}};
+    CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
+  }
+  EXPECT_EQ(model_.launched(), 1);
+  // The first host function covers the first barrier only; the worker enqueues the next one
+  // (covering both others) before it signals S = 1.
+  ExpectWorkerLaunch(q0_);
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  WaitForLaunches(2);
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s->Query());
+  EXPECT_EQ(value, 1u) << "signalled past what the driver completed";
+  model_.RunHostFunctions();
+  CUHAL_EXPECT_OK(s->Wait(3, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  EXPECT_EQ(model_.destroyed(), 2) << "two events did not fit the pool of one";
+  EXPECT_THAT(Dropped(), IsEmpty());
+}
+
+TEST_F(WorkerModeMockTest, WorkerThatCannotEnqueueTheHostFunctionPollsTheEventAndSaysSo) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/false);
+  const std::thread::id test_thread = std::this_thread::get_id();
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(q0_, _, _))
+                        .IN_SEQUENCE(seq_)
+                        .WITH(std::this_thread::get_id() != test_thread)
+                        .RETURN(CUDA_ERROR_OUT_OF_MEMORY));
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  std::this_thread::sleep_for(5ms);  // the failed launch, then several polls: not complete yet
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t value, s->Query());
+  EXPECT_EQ(value, 0u);
+  model_.Complete(q0_);
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  const std::vector<Status> dropped = Dropped();
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_THAT(dropped[0].message(), HasSubstr("cuLaunchHostFunc: CUDA_ERROR_OUT_OF_MEMORY"));
+  EXPECT_THAT(dropped[0].message(), HasSubstr("polled instead"));
+  EXPECT_EQ(model_.launched(), 0);
+}
+
 class ExecuteMockTest : public QueueMockTest {
  protected:
   void SetUp() override {
