@@ -28,9 +28,6 @@
 #include "tests/device/test_macros.h"
 #include "tests/support/backend.h"
 
-extern "C" const char* __asan_default_options();
-extern "C" const char* __asan_default_options() { return "protect_shadow_gap=0"; }
-
 namespace cuhal::testing {
 namespace {
 

@@ -141,11 +141,9 @@ class NcclBackendTest : public ::testing::TestWithParam<std::string> {
 // NCCL's result names ("ncclInvalidArgument").
 std::string NcclName(ncclResult_t result);
 
-#ifndef CUHAL_NCCL_TEST_BACKENDS
-#define CUHAL_NCCL_TEST_BACKENDS "fake"
-#endif
+// The NCCL backends of this executable's flavour (tests/support/flavour.h).
 inline std::vector<std::string> CompiledNcclBackends() {
-  return ParseBackendList(CUHAL_NCCL_TEST_BACKENDS, BackendFilter::kAll);
+  return ParseBackendList(CompiledFlavour().nccl_backends, BackendFilter::kAll);
 }
 #define CUHAL_INSTANTIATE_NCCL_BACKEND_TEST(Suite)                                        \
   INSTANTIATE_TEST_SUITE_P(Backends, Suite,                                               \

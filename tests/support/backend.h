@@ -10,9 +10,10 @@
 //   }
 //   CUHAL_INSTANTIATE_BACKEND_TEST(StreamTest);
 //
-// Which backends an executable runs is fixed when it is compiled: CUHAL_TEST_BACKENDS is a
-// comma-separated list ("fake,fake_adversarial" or "real"); tests/fakecuda builds the same
-// sources once per list, labelled "fake" and "real" in CTest.
+// Which backends an executable runs is fixed when it is linked: by its flavour
+// (tests/support/flavour.h), "fake,fake_adversarial" or "real". cuhal_add_backend_tests
+// (tests/CMakeLists.txt) compiles a suite once and links it twice, labelled "fake" and "real" in
+// CTest.
 //
 // The real backend is skipped, with the reason printed, when libcuda.so.1 cannot be loaded, is
 // the toolkit's link stub, is older than cuda.h, or cuInit reports no device. Set
@@ -42,6 +43,7 @@
 #include "core/base/status_or.h"
 #include "core/symbols/cuda_api.h"
 #include "fakecuda/fake_driver.h"
+#include "tests/support/flavour.h"
 
 // gtest prints CUresult values by their cuda.h names ("CUDA_ERROR_INVALID_VALUE (1)") instead of
 // bare numbers. Found by argument-dependent lookup (CUresult lives in the global namespace).
@@ -116,15 +118,12 @@ enum class BackendFilter {
   kHeldWork,  // those whose can_hold_work() is true
   kFakeOnly,  // the fake ones (tests of the fake's own features: fault injection, 8 devices)
 };
-// Parses a CUHAL_TEST_BACKENDS list and keeps the backends `filter` allows.
+// Parses a comma-separated backend list ("fake,fake_adversarial") and keeps the backends `filter` allows.
 std::vector<std::string> ParseBackendList(std::string_view list, BackendFilter filter);
 
-#ifndef CUHAL_TEST_BACKENDS
-#define CUHAL_TEST_BACKENDS "fake,fake_adversarial"
-#endif
-// The backends this executable was compiled for.
+// The backends of this executable's flavour.
 inline std::vector<std::string> CompiledBackends(BackendFilter filter = BackendFilter::kAll) {
-  return ParseBackendList(CUHAL_TEST_BACKENDS, filter);
+  return ParseBackendList(CompiledFlavour().backends, filter);
 }
 
 // "CUDA_ERROR_INVALID_VALUE" (or "CUresult 12345").
