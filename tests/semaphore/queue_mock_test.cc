@@ -329,6 +329,21 @@ class QueueMockTest : public ::testing::Test {
                           .SIDE_EFFECT(m->Launch(_1, _2, _3))
                           .RETURN(CUDA_SUCCESS));
   }
+  // The worker's cuLaunchHostFunc on `stream`, failing with CUDA_ERROR_OUT_OF_MEMORY.
+  void ExpectFailedWorkerLaunch(CUstream stream) {
+    const std::thread::id test_thread = std::this_thread::get_id();
+    script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(stream, _, _))
+                          .IN_SEQUENCE(seq_)
+                          .WITH(std::this_thread::get_id() != test_thread)
+                          .RETURN(CUDA_ERROR_OUT_OF_MEMORY));
+  }
+  // Exactly one status was dropped: the worker's failed launch, saying the events are polled.
+  void ExpectOnePollingReport() {
+    const std::vector<Status> dropped = Dropped();
+    ASSERT_EQ(dropped.size(), 1u);
+    EXPECT_THAT(dropped[0].message(), HasSubstr("cuLaunchHostFunc: CUDA_ERROR_OUT_OF_MEMORY"));
+    EXPECT_THAT(dropped[0].message(), HasSubstr("polled instead"));
+  }
   void ExpectPoolAlloc(CUstream stream, CUdeviceptr ptr, CUresult result = CUDA_SUCCESS) {
     const CUmemoryPool pool = local_pool_;
     script_.push_back(NAMED_REQUIRE_CALL(mock_, cuMemAllocFromPoolAsync(_, kBytes, pool, stream))
@@ -592,11 +607,7 @@ TEST_F(QueueMockTest, WorkerThatCannotEnqueueTheNextHostFunctionPollsTheEventsAn
   }
   // The first host function covers the first barrier; the worker's next one fails: the second
   // barrier's event is polled instead (no host function retried), and the failure reported.
-  const std::thread::id test_thread = std::this_thread::get_id();
-  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(q0_, _, _))
-                        .IN_SEQUENCE(seq_)
-                        .WITH(std::this_thread::get_id() != test_thread)
-                        .RETURN(CUDA_ERROR_OUT_OF_MEMORY));
+  ExpectFailedWorkerLaunch(q0_);
   model_.RunHostFunctions();
   CUHAL_EXPECT_OK(s->Wait(1, Bound()));
   std::this_thread::sleep_for(5ms);  // several polls: the event is not complete yet
@@ -606,10 +617,7 @@ TEST_F(QueueMockTest, WorkerThatCannotEnqueueTheNextHostFunctionPollsTheEventsAn
   CUHAL_EXPECT_OK(s->Wait(2, Bound()));
   WaitUntilRetired();
   ExpectIdleScheduler();
-  const std::vector<Status> dropped = Dropped();
-  ASSERT_EQ(dropped.size(), 1u);
-  EXPECT_THAT(dropped[0].message(), HasSubstr("cuLaunchHostFunc: CUDA_ERROR_OUT_OF_MEMORY"));
-  EXPECT_THAT(dropped[0].message(), HasSubstr("polled instead"));
+  ExpectOnePollingReport();
   EXPECT_EQ(model_.launched(), 1);
 }
 
@@ -724,11 +732,7 @@ TEST_F(WorkerModeMockTest, SubmissionsWhileTheWorkersHostFunctionIsPendingMakeOn
 TEST_F(WorkerModeMockTest, WorkerThatCannotEnqueueTheHostFunctionPollsTheEventAndSaysSo) {
   auto s = NewSemaphore();
   ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/false);
-  const std::thread::id test_thread = std::this_thread::get_id();
-  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(q0_, _, _))
-                        .IN_SEQUENCE(seq_)
-                        .WITH(std::this_thread::get_id() != test_thread)
-                        .RETURN(CUDA_ERROR_OUT_OF_MEMORY));
+  ExpectFailedWorkerLaunch(q0_);
   const SemaphoreValue s1[] = {{s.get(), 1}};
   CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
   std::this_thread::sleep_for(5ms);  // the failed launch, then several polls: not complete yet
@@ -738,10 +742,7 @@ TEST_F(WorkerModeMockTest, WorkerThatCannotEnqueueTheHostFunctionPollsTheEventAn
   CUHAL_EXPECT_OK(s->Wait(1, Bound()));
   WaitUntilRetired();
   ExpectIdleScheduler();
-  const std::vector<Status> dropped = Dropped();
-  ASSERT_EQ(dropped.size(), 1u);
-  EXPECT_THAT(dropped[0].message(), HasSubstr("cuLaunchHostFunc: CUDA_ERROR_OUT_OF_MEMORY"));
-  EXPECT_THAT(dropped[0].message(), HasSubstr("polled instead"));
+  ExpectOnePollingReport();
   EXPECT_EQ(model_.launched(), 0);
 }
 
