@@ -144,6 +144,9 @@ Status Queue::ReadRange(CUdeviceptr source, std::span<std::byte> target) {
 }
 
 Status Queue::Synchronize() {
+  // The host function that reports what was enqueued goes on the stream first (the worker may
+  // not have enqueued it yet), so that the synchronized stream has run it.
+  if (scheduler_ != nullptr) scheduler_->EnqueuePendingCompletion(this);
   return CUHAL_CU(api_, cuStreamSynchronize, stream_.get())
       .AddContext(StrCat("synchronizing queue ", index_));
 }

@@ -380,6 +380,38 @@ void QueueScheduler::WaitForCompletedToRetire() {
   while (sweep_done_ < ticket && !exit_) retired_cv_.Wait(mu_);
 }
 
+void QueueScheduler::EnqueuePendingCompletion(Queue* queue) {
+  Callback* callback = nullptr;
+  {
+    MutexLock lock(mu_);
+    if (!worker_launches_ || exit_) return;
+    auto it = lanes_.find(queue);
+    if (it == lanes_.end()) return;
+    Lane* lane = it->second.get();
+    // The worker's rule (CompleteLanes, step 3): a lane with work and no host function gets one,
+    // covering every number given out so far. Taking it here under the lock means the worker
+    // finds a host function pending and enqueues none.
+    if (!lane->relaunch || lane->poll || lane->in_flight.empty() || lane->callbacks_pending != 0) {
+      return;
+    }
+    lane->relaunch = false;
+    ++lane->callbacks_pending;
+    callback = new Callback{.lane = lane, .covers = lane->numbered};
+  }
+  Lane* lane = callback->lane;
+  Status launched = CUHAL_CU(api_, cuLaunchHostFunc, lane->stream, &OnHostFunction, callback);
+  if (launched.ok()) return;
+  ReportDroppedStatus(launched.AddContext(
+      StrCat("device ", device_name_,
+             ": enqueueing a queue's completion callback before synchronizing it (its "
+             "operations' events are polled instead)")));
+  MutexLock lock(mu_);
+  --lane->callbacks_pending;
+  lane->poll = true;
+  delete callback;
+  cv_.NotifyAll();  // the worker polls from now on
+}
+
 void QueueScheduler::TakeCovered(std::vector<std::unique_ptr<QueueAction>>* done) {
   for (Callback* c = std::exchange(fired_, nullptr); c != nullptr;) {
     c->lane->covered = std::max(c->lane->covered, c->covers);

@@ -137,6 +137,14 @@ class QueueScheduler final : public SemaphoreWatcher {
   // issued operation's signals at their values. Deferred operations are not waited for (they
   // may wait for the host). Not from a host function or the worker (it would wait for itself).
   void WaitForCompletedToRetire() CUHAL_EXCLUDES(mu_);
+  // With worker_enqueues_host_functions: when `queue`'s lane waits for the worker to enqueue its
+  // host function, enqueues it on this thread instead, so that work enqueued before returns is
+  // followed on the stream by the host function that reports it (Queue::Synchronize calls it
+  // before cuStreamSynchronize: a synchronized stream has run what reports its operations,
+  // whatever the worker was doing). Otherwise does nothing. A failed cuLaunchHostFunc leaves the
+  // lane polled by the worker, as the worker's own failed launch does, and is reported. Not from
+  // a host function.
+  void EnqueuePendingCompletion(Queue* queue) CUHAL_EXCLUDES(mu_);
 
   // Teardown, step 1: refuses new submissions and fails every deferred operation (ABORTED,
   // naming what it waited for); returns once the worker has done so.

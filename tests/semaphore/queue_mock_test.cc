@@ -746,6 +746,33 @@ TEST_F(WorkerModeMockTest, WorkerThatCannotEnqueueTheHostFunctionPollsTheEventAn
   EXPECT_EQ(model_.launched(), 0);
 }
 
+// Queue::Synchronize right after a submission: the host function that reports it is on the
+// stream before cuStreamSynchronize, whether the worker enqueued it first or the synchronizing
+// thread did (a synchronized stream has run what reports its operations; before, a host function
+// the worker enqueued after the synchronization was held back by the fake's adversarial policy
+// and the semaphore's host wait ran to its deadline: IreeBugsTest's CI timeout).
+TEST_F(WorkerModeMockTest, SynchronizeEnqueuesTheHostFunctionTheWorkerHasNotYet) {
+  auto s = NewSemaphore();
+  ExpectSignalTail(q0_, Event(1), /*create_event=*/true, /*launch=*/false);
+  DriverModel* m = &model_;
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuLaunchHostFunc(q0_, _, _))
+                        .IN_SEQUENCE(seq_)
+                        .SIDE_EFFECT(m->Launch(_1, _2, _3))
+                        .RETURN(CUDA_SUCCESS));
+  script_.push_back(NAMED_REQUIRE_CALL(mock_, cuStreamSynchronize(q0_))
+                        .IN_SEQUENCE(seq_)
+                        .SIDE_EFFECT(m->Synchronize(_1))
+                        .RETURN(CUDA_SUCCESS));
+  const SemaphoreValue s1[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, s1));
+  CUHAL_ASSERT_OK(device_->queue(0).Synchronize());
+  EXPECT_EQ(model_.launched(), 1) << "one host function, from one of the two threads";
+  CUHAL_EXPECT_OK(s->Wait(1, Bound()));  // the host function ran inside the synchronization
+  WaitUntilRetired();
+  ExpectIdleScheduler();
+  EXPECT_THAT(Dropped(), IsEmpty());
+}
+
 class ExecuteMockTest : public QueueMockTest {
  protected:
   void SetUp() override {
