@@ -327,6 +327,7 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
   ReportDroppedStatus(action->hold.Reset().AddContext(
       StrCat(action->what, ": releasing the buffer of the failed operation")));
+  action->work = nullptr;  // what it holds, before the signals fail (as in Retire)
   for (const SemaphoreValue& s : action->signals) {
     if (action->timepoint != nullptr) s.semaphore->DropTimepoint(s.value, action->timepoint);
     s.semaphore->Fail(status);
@@ -347,10 +348,13 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
       break;
     }
   }
-  // Driver calls before signals (invariant 7): the held buffer, then the event goes back to the
-  // pool (which may destroy it), then the values.
+  // Driver calls before signals (invariant 8): the held buffer, then what the work holds (a
+  // command buffer's last reference destroys its graph; a transfer batch frees its staging), then
+  // the event goes back to the pool (which may destroy it), then the values. Released after the
+  // values, they would make driver calls racing with whatever the signalled waiter does next.
   ReportDroppedStatus(
       action->hold.Reset().AddContext(StrCat(action->what, ": releasing its buffer")));
+  action->work = nullptr;
   for (const SemaphoreValue& s : action->signals) {
     s.semaphore->DropTimepoint(s.value, action->timepoint);
   }

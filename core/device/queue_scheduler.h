@@ -44,10 +44,10 @@
 //     missed.
 //  7. A host wait waits for the host-visible value (set by the worker at retirement), never for
 //     a timepoint's event.
-//  8. Retirement makes its driver calls (held buffers, the event back to the pool) before it
-//     signals, and the worker enqueues a lane's next host function before it retires what it
-//     found complete: a host that waits for a signal sees every driver call of the operation
-//     made (and fault sweeps see one deterministic call order).
+//  8. Retirement makes its driver calls (held buffers, what the work holds, the event back to the
+//     pool) before it signals, and the worker enqueues a lane's next host function before it
+//     retires what it found complete: a host that waits for a signal sees every driver call of
+//     the operation made (and fault sweeps see one deterministic call order).
 #ifndef CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
 #define CUHAL_CORE_DEVICE_QUEUE_SCHEDULER_H_
 

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -306,6 +307,38 @@ TEST_P(CommandConformanceTest, UpdateCopiesTheHostBytesAtRecordTime) {
     for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(got[64 + i], recorded[i]) << i;
     EXPECT_EQ(got[0], 0u);
     EXPECT_EQ(got[128], 0u);
+  }
+}
+
+// The queue operation lets go of its command buffer before it signals (the scheduler's invariant
+// 8): a waiter that wakes holds the last reference, so destroying it (and the graph target's
+// graph) happens on the waiter's thread, in an order a fault sweep can count on.
+TEST_P(CommandConformanceTest, ExecuteLetsGoOfTheCommandBufferBeforeItSignals) {
+  for (const CommandTargetCase& target : CommandTargets()) {
+    SCOPED_TRACE(target.name);
+    Buffer b = NewBuffer(256);
+    const std::uint32_t seven = 7;
+    CUHAL_ASSERT_OK_AND_ASSIGN(std::shared_ptr<CommandBuffer> cb, NewCommandBuffer(target));
+    CUHAL_ASSERT_OK(cb->Fill(BufferRef::Direct(b), &seven, 4));
+    CUHAL_ASSERT_OK(cb->End());
+    // Sees, on the signalling thread and at each change of the semaphore (the signal last), how
+    // many references the command buffer has: at the signal, only this test's.
+    struct ReferenceWatcher final : SemaphoreWatcher {
+      std::weak_ptr<CommandBuffer> watched;
+      std::atomic<long> at_last_change{-1};
+      void OnSemaphoreChanged() noexcept override { at_last_change = watched.use_count(); }
+    } watcher;
+    watcher.watched = cb;
+    std::shared_ptr<Semaphore> done = NewSemaphore();
+    done->Watch(&watcher);
+    const SemaphoreValue signal[] = {{done.get(), 1}};
+    CUHAL_ASSERT_OK(device_->queue(0).Execute({}, signal, cb, {}));
+    CUHAL_ASSERT_OK(done->Wait(1, Bound()));
+    done->Unwatch(&watcher);
+    EXPECT_EQ(watcher.at_last_change.load(), 1)
+        << "the operation still held the command buffer when it signalled";
+    EXPECT_EQ(cb.use_count(), 1);
+    EXPECT_EQ(Read<std::uint32_t>(b, 64), std::vector<std::uint32_t>(64, 7));
   }
 }
 
