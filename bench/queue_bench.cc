@@ -518,6 +518,57 @@ void BM_DriverLaunchHostFunc(benchmark::State& state, const BackendKind* kind) {
   f.Report();
 }
 
+// cuEventRecord alone as in BM_DriverEventRecord, while a second thread enqueues an empty host
+// function on the same stream every `period_us` (the core's worker does about that while a queue
+// is busy): whether the driver's record costs more with host functions pending or being
+// enqueued beside it. Compare with BM_DriverEventRecord and BM_SubmitReadyBarrier/worker:1.
+void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  const CudaApi& api = f.api();
+  const CUstream stream = f.queue(0).stream();
+  std::vector<CUevent> events(kBatch, nullptr);
+  for (CUevent& e : events) {
+    if (api.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+      state.SkipWithError("cuEventCreate failed");
+      for (CUevent made : events) {
+        if (made != nullptr) api.cuEventDestroy(made);
+      }
+      return;
+    }
+  }
+  const auto period = std::chrono::microseconds(state.range(0));
+  std::atomic<bool> stop{false};
+  std::atomic<bool> launch_failed{false};
+  std::thread launcher([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (api.cuLaunchHostFunc(stream, &NoOpHostFunction, nullptr) != CUDA_SUCCESS) {
+        launch_failed = true;
+        return;
+      }
+      std::this_thread::sleep_for(period);
+    }
+  });
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t) {
+        if (api.cuEventRecord(events[next++], stream) == CUDA_SUCCESS) return true;
+        state.SkipWithError("cuEventRecord failed");
+        return false;
+      },
+      [&](std::uint64_t) {
+        next = 0;
+        return api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
+      });
+  stop = true;
+  launcher.join();
+  if (launch_failed) state.SkipWithError("cuLaunchHostFunc failed on the launching thread");
+  api.cuStreamSynchronize(stream);
+  for (CUevent e : events) api.cuEventDestroy(e);
+  f.Report();
+}
+
 // --- signal-to-wake latency ------------------------------------------------------------------
 
 // Host to host: this thread signals S = n and waits for T = n; a second thread waits for S = n
@@ -727,6 +778,11 @@ void RegisterAll() {
                                  k);
     benchmark::RegisterBenchmark(("BM_DriverLaunchHostFunc" + suffix).c_str(),
                                  BM_DriverLaunchHostFunc, k);
+    benchmark::RegisterBenchmark(("BM_DriverEventRecordBesideHostFunctions" + suffix).c_str(),
+                                 BM_DriverEventRecordBesideHostFunctions, k)
+        ->ArgNames({"period_us"})
+        ->Arg(20)
+        ->Arg(200);
     benchmark::RegisterBenchmark(("BM_WakeQueueToHost" + suffix).c_str(), BM_WakeQueueToHost,
                                  k);
     benchmark::RegisterBenchmark(("BM_QueueToQueueWait" + suffix).c_str(), BM_QueueToQueueWait,
