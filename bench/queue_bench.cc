@@ -57,6 +57,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -468,36 +469,6 @@ void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
 
 // --- the driver's floor -----------------------------------------------------------------------
 
-// cuEventRecord alone, on queue 0's stream, of one of kBatch events created beforehand (no core
-// code): the floor of a ready submission's host cost, since every queue operation records one.
-void BM_DriverEventRecord(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind);
-  if (!f.ok()) return;
-  const CudaApi& api = f.api();
-  const CUstream stream = f.queue(0).stream();
-  std::vector<CUevent> events(kBatch, nullptr);
-  for (CUevent& e : events) {
-    if (api.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-      state.SkipWithError("cuEventCreate failed");
-      return;
-    }
-  }
-  std::size_t next = 0;
-  BatchedLoop(
-      state, f,
-      [&](std::uint64_t) {
-        if (api.cuEventRecord(events[next++], stream) == CUDA_SUCCESS) return true;
-        state.SkipWithError("cuEventRecord failed");
-        return false;
-      },
-      [&](std::uint64_t) {
-        next = 0;
-        return api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
-      });
-  for (CUevent e : events) api.cuEventDestroy(e);
-  f.Report();
-}
-
 void CUDA_CB NoOpHostFunction(void*) {}
 
 // cuLaunchHostFunc alone (an empty host function) on queue 0's stream: what a completion host
@@ -518,11 +489,13 @@ void BM_DriverLaunchHostFunc(benchmark::State& state, const BackendKind* kind) {
   f.Report();
 }
 
-// cuEventRecord alone as in BM_DriverEventRecord, while a second thread enqueues an empty host
-// function on the same stream every `period_us` (the core's worker does about that while a queue
-// is busy): whether the driver's record costs more with host functions pending or being
-// enqueued beside it. Compare with BM_DriverEventRecord and BM_SubmitReadyBarrier/worker:1.
-void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const BackendKind* kind) {
+// cuEventRecord alone, on queue 0's stream, of one of kBatch events created beforehand (no core
+// code): the floor of a ready submission's host cost, since every queue operation records one.
+// With `period` set, a second thread enqueues an empty host function on the same stream every
+// `period` (the core's worker does about that while a queue is busy): whether the driver's
+// record costs more with host functions pending or being enqueued beside it.
+void EventRecordLoop(benchmark::State& state, const BackendKind* kind,
+                     std::optional<std::chrono::microseconds> period) {
   Fixture f(state, *kind);
   if (!f.ok()) return;
   const CudaApi& api = f.api();
@@ -537,18 +510,20 @@ void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const Back
       return;
     }
   }
-  const auto period = std::chrono::microseconds(state.range(0));
   std::atomic<bool> stop{false};
   std::atomic<bool> launch_failed{false};
-  std::thread launcher([&] {
-    while (!stop.load(std::memory_order_relaxed)) {
-      if (api.cuLaunchHostFunc(stream, &NoOpHostFunction, nullptr) != CUDA_SUCCESS) {
-        launch_failed = true;
-        return;
+  std::thread launcher;
+  if (period.has_value()) {
+    launcher = std::thread([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (api.cuLaunchHostFunc(stream, &NoOpHostFunction, nullptr) != CUDA_SUCCESS) {
+          launch_failed = true;
+          return;
+        }
+        std::this_thread::sleep_for(*period);
       }
-      std::this_thread::sleep_for(period);
-    }
-  });
+    });
+  }
   std::size_t next = 0;
   BatchedLoop(
       state, f,
@@ -562,11 +537,20 @@ void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const Back
         return api.cuStreamSynchronize(stream) == CUDA_SUCCESS;
       });
   stop = true;
-  launcher.join();
+  if (launcher.joinable()) launcher.join();
   if (launch_failed) state.SkipWithError("cuLaunchHostFunc failed on the launching thread");
   api.cuStreamSynchronize(stream);
   for (CUevent e : events) api.cuEventDestroy(e);
   f.Report();
+}
+
+void BM_DriverEventRecord(benchmark::State& state, const BackendKind* kind) {
+  EventRecordLoop(state, kind, std::nullopt);
+}
+
+// Compare with BM_DriverEventRecord and BM_SubmitReadyBarrier/worker:1.
+void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const BackendKind* kind) {
+  EventRecordLoop(state, kind, std::chrono::microseconds(state.range(0)));
 }
 
 // --- signal-to-wake latency ------------------------------------------------------------------
