@@ -127,7 +127,11 @@ void AppendPiece(std::string& out, const T& piece) {
   } else {
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), piece);
-    out.append(digits, end);
+    // 24 bytes hold any 64-bit integer. The bound also tells GCC 12 that the length is small:
+    // at -O2 it otherwise sees a possibly negative (huge) length in the append and fails the
+    // release build with -Werror=stringop-overflow.
+    const auto length = static_cast<std::size_t>(end - digits);
+    out.append(digits, length < sizeof(digits) ? length : sizeof(digits));
   }
 }
 
