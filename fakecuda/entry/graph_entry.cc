@@ -18,6 +18,7 @@
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/entry/graph_internal.h"
+#include "fakecuda/internal/engine_access.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
@@ -140,7 +141,7 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRE
   op->body = [=] {
     for (std::size_t z = 0; z < depth; ++z) {
       for (std::size_t y = 0; y < height; ++y) {
-        std::memmove(dst + z * dst_slice + y * dst_pitch, src + z * src_slice + y * src_pitch, width);
+        EngineMove(dst + z * dst_slice + y * dst_pitch, src + z * src_slice + y * src_pitch, width);
       }
     }
     return CUDA_SUCCESS;
@@ -174,20 +175,7 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
   unsigned value = m.value;
   std::size_t width = m.width;
   op->body = [=] {
-    for (std::size_t y = 0; y < height; ++y) {
-      std::byte* p = data + y * pitch;
-      for (std::size_t i = 0; i < width; ++i) {
-        if (elem == 1) {
-          p[i] = static_cast<std::byte>(value & 0xFF);
-        } else if (elem == 2) {
-          auto v = static_cast<std::uint16_t>(value);
-          std::memcpy(p + i * 2, &v, 2);
-        } else {
-          auto v = static_cast<std::uint32_t>(value);
-          std::memcpy(p + i * 4, &v, 4);
-        }
-      }
-    }
+    for (std::size_t y = 0; y < height; ++y) EngineFill(data + y * pitch, value, elem, width);
     return CUDA_SUCCESS;
   };
   return CUDA_SUCCESS;

@@ -7,6 +7,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/engine_access.h"
 #include "fakecuda/internal/memory_hooks.h"
 #include "fakecuda/race/race_detector.h"
 
@@ -88,13 +89,13 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
   if (IsPageable(src)) {
     auto staged = std::make_shared<std::vector<std::byte>>(src.data, src.data + n);
     op.body = [d, staged] {
-      std::memcpy(d, staged->data(), staged->size());
+      EngineMove(d, staged->data(), staged->size());
       return CUDA_SUCCESS;
     };
   } else {
     std::byte* from = src.data;
     op.body = [d, from, n] {
-      std::memmove(d, from, n);
+      EngineMove(d, from, n);
       return CUDA_SUCCESS;
     };
   }
@@ -126,19 +127,7 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
   op.cost_us = DriverState::MemsetCostUs(count * elem);
   std::byte* d = r.data;
   op.body = [d, value, elem, count] {
-    if (elem == 1) {
-      std::memset(d, static_cast<int>(value & 0xFF), count);
-    } else {
-      for (std::size_t i = 0; i < count; ++i) {
-        if (elem == 2) {
-          auto v = static_cast<std::uint16_t>(value);
-          std::memcpy(d + i * 2, &v, 2);
-        } else {
-          auto v = static_cast<std::uint32_t>(value);
-          std::memcpy(d + i * 4, &v, 4);
-        }
-      }
-    }
+    EngineFill(d, value, elem, count);
     return CUDA_SUCCESS;
   };
   if (st->race() != nullptr) op.accesses.push_back({dst, count * elem, true});
