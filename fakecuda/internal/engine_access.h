@@ -45,7 +45,9 @@ class EngineAccessScope {
   EngineAccessScope() { __tsan_ignore_thread_begin(); }
   ~EngineAccessScope() { __tsan_ignore_thread_end(); }
 #else
-  EngineAccessScope() = default;
+  // User-provided (not defaulted): a scope object is then not an "unused variable".
+  EngineAccessScope() {}   // NOLINT(modernize-use-equals-default)
+  ~EngineAccessScope() {}  // NOLINT(modernize-use-equals-default)
 #endif
   EngineAccessScope(const EngineAccessScope&) = delete;
   EngineAccessScope& operator=(const EngineAccessScope&) = delete;
