@@ -37,16 +37,16 @@ Allocator::~Allocator() {
 }
 
 StatusOr<Buffer> Allocator::Allocate(const BufferParams& params, std::size_t size) {
-  const std::string context = StrCat("allocating ", Describe(params, size));
+  const auto context = [&] { return StrCat("allocating ", Describe(params, size)); };
   if (params.heap == MemoryHeap::kImportedHost) {
     return InvalidArgumentError(
-        StrCat(context, ": imported-host buffers are made by Import, not Allocate"));
+        StrCat(context(), ": imported-host buffers are made by Import, not Allocate"));
   }
   BufferCompatibility compatibility = QueryCompatibility(params, size);
   if (!compatibility.allocatable) {
-    return Status(compatibility.refusal_code, StrCat(context, ": ", compatibility.refusal));
+    return Status(compatibility.refusal_code, StrCat(context(), ": ", compatibility.refusal));
   }
-  CUHAL_ASSIGN_OR_RETURN(Allocation allocation, DoAllocate(params, size), context);
+  CUHAL_ASSIGN_OR_RETURN(Allocation allocation, DoAllocate(params, size), context());
   Record(allocation);
   return Buffer(this, allocation);
 }
@@ -104,30 +104,36 @@ std::uint64_t Allocator::live_buffers() const {
 
 StatusOr<Buffer> Allocator::AllocateOnStream(const BufferParams& params, std::size_t size,
                                              CUstream stream) {
-  const std::string context = StrCat("allocating ", Describe(params, size), " in stream order");
+  // The context is built only on an error path: this is a caching allocator's hot path, which
+  // must not allocate on the heap.
+  const auto context = [&] {
+    return StrCat("allocating ", Describe(params, size), " in stream order");
+  };
   if (!params.pool) {
-    return InvalidArgumentError(StrCat(context, ": stream-ordered buffers come from a pool"));
+    return InvalidArgumentError(StrCat(context(), ": stream-ordered buffers come from a pool"));
   }
   BufferCompatibility compatibility = QueryCompatibility(params, size);
   if (!compatibility.allocatable) {
-    return Status(compatibility.refusal_code, StrCat(context, ": ", compatibility.refusal));
+    return Status(compatibility.refusal_code, StrCat(context(), ": ", compatibility.refusal));
   }
   CUHAL_ASSIGN_OR_RETURN(Allocation allocation, DoAllocateOnStream(params, size, stream),
-                         context);
+                         context());
   Record(allocation);
   return Buffer(this, allocation);
 }
 
 Status Allocator::ReleaseOnStream(Buffer& buffer, CUstream stream) {
-  const std::string context = StrCat("freeing a ", buffer.size(), "-byte buffer in stream order");
-  if (!buffer) return InvalidArgumentError(StrCat(context, ": the buffer is empty"));
+  const auto context = [&] {  // built only on an error path (see AllocateOnStream)
+    return StrCat("freeing a ", buffer.size(), "-byte buffer in stream order");
+  };
+  if (!buffer) return InvalidArgumentError(StrCat(context(), ": the buffer is empty"));
   if (buffer.allocator_ != this) {
-    return InvalidArgumentError(StrCat(context, ": another allocator made it"));
+    return InvalidArgumentError(StrCat(context(), ": another allocator made it"));
   }
   if (!buffer.allocation_.pool) {
-    return InvalidArgumentError(StrCat(context, ": it is not a pool buffer"));
+    return InvalidArgumentError(StrCat(context(), ": it is not a pool buffer"));
   }
-  CUHAL_RETURN_IF_ERROR(DoReleaseOnStream(buffer.allocation_, stream), context);
+  CUHAL_RETURN_IF_ERROR(DoReleaseOnStream(buffer.allocation_, stream), context());
   const Allocation allocation = std::exchange(buffer.allocation_, Allocation{});
   buffer.allocator_ = nullptr;
   buffer.map_count_ = 0;
