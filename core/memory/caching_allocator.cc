@@ -251,16 +251,25 @@ CachingAllocator::~CachingAllocator() {
   ReportDroppedStatus(ReleaseCached(0).AddContext("destroying the caching allocator"));
   // What is left: segments with live blocks (their buffers outlive the allocator, which the
   // base class reports), or whose free or synchronization failed. Freed anyway: nothing leaks.
+  // A failed free or destroy is reported and tried once more (a transient failure then leaks
+  // nothing).
   for (std::unique_ptr<Segment>& segment : segments_) {
-    ++stats_.driver_frees;
-    ReportDroppedStatus(CUHAL_CU(api_, cuMemFree, segment->ptr)
-                            .AddContext(StrCat("destroying the caching allocator: freeing a ",
-                                               segment->size, "-byte segment")));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ++stats_.driver_frees;
+      Status freed = CUHAL_CU(api_, cuMemFree, segment->ptr);
+      if (freed.ok()) break;
+      ReportDroppedStatus(std::move(freed).AddContext(StrCat(
+          "destroying the caching allocator: freeing a ", segment->size, "-byte segment")));
+    }
   }
   segments_.clear();
   for (CUevent event : events_) {
-    ReportDroppedStatus(CUHAL_CU(api_, cuEventDestroy, event)
-                            .AddContext("destroying the caching allocator's event"));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Status destroyed = CUHAL_CU(api_, cuEventDestroy, event);
+      if (destroyed.ok()) break;
+      ReportDroppedStatus(
+          std::move(destroyed).AddContext("destroying the caching allocator's event"));
+    }
   }
   events_.clear();
   if (scope.ok()) ReportDroppedStatus(scope->Exit());
@@ -484,18 +493,20 @@ Status CachingAllocator::ReclaimCompleted(std::size_t rounded) {
 
 StatusOr<Block*> CachingAllocator::Grow(StreamCache* owner, std::size_t rounded) {
   const std::size_t segment_size = ci::SegmentSizeFor(rounded);
+  const StreamCache* const idle = idle_.get();  // lambdas are outside the lock analysis
   const auto context = [&] {
     return StrCat("allocating a ", segment_size, "-byte segment for ", rounded, " bytes on ",
-                  ci::Where(owner == idle_.get() ? nullptr : owner));
+                  ci::Where(owner == idle ? nullptr : owner));
   };
   CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), context(),
                          ": ", ci::kEnterContext);
   CUdeviceptr ptr = 0;
+  // The count stays outside the lambda: the lock analysis does not see into lambdas.
   const auto allocate = [&]() -> CUresult {
-    ++stats_.driver_allocations;
     return api_->cuMemAlloc == nullptr ? CUDA_ERROR_NOT_SUPPORTED
                                        : api_->cuMemAlloc(&ptr, segment_size);
   };
+  ++stats_.driver_allocations;
   CUresult result = allocate();
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
     // Give back what is cached (synchronizing the streams that freed it) and try once more.
@@ -508,6 +519,7 @@ StatusOr<Block*> CachingAllocator::Grow(StreamCache* owner, std::size_t rounded)
       ReportDroppedStatus(std::move(released).AddContext(
           StrCat(context(), ": giving back cached memory after CUDA_ERROR_OUT_OF_MEMORY")));
     }
+    ++stats_.driver_allocations;
     result = allocate();
     if (result != CUDA_SUCCESS) {
       return Status(StatusCode::kResourceExhausted,
