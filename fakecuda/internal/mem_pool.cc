@@ -36,6 +36,7 @@ bool Mergeable(const FreeMark& a, const FreeMark& b) {
 // Merges `b` (which follows `a` immediately) into `a`.
 void MergeInto(PoolRange& a, const PoolRange& b) {
   a.size += b.size;
+  a.freed_at = std::max(a.freed_at, b.freed_at);
   if (!a.mark.truly_free()) {
     a.mark.seq = std::max(a.mark.seq, b.mark.seq);
     a.mark.done_seq = std::max(a.mark.done_seq, b.mark.done_seq);
@@ -310,24 +311,42 @@ bool PoolModel::CanGrow(const MemPool& pool, std::size_t bytes) const {
 
 bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t need,
                           bool internal, Place* place) const {
-  // First fit among ranges that need no new granule; failing that, first fit among those the
-  // pool may grow for.
-  for (int pass = 0; pass < 2; ++pass) {
+  // Best fit among ranges that need no new granule: the smallest that holds `need`, of equal
+  // sizes the most recently freed, then the lowest address (measured on the H200: replaying
+  // bench/traces on the real pool without opportunistic reuse, this choice gives every address
+  // and RESERVED figure the driver gave; first fit did not). Failing that, first fit by address
+  // among the ranges the pool may grow for (growth maps granules at the span's low end first).
+  std::size_t best = pool.free_.size();
+  for (std::size_t i = 0; i < pool.free_.size(); ++i) {
+    const PoolRange& r = pool.free_[i];
+    if (r.size < need) continue;
+    if (Reusable(pool, r.mark, stream) == internal) continue;
+    if (GrowthFor(pool, r.offset, need) != 0) continue;
+    if (best != pool.free_.size()) {
+      const PoolRange& b = pool.free_[best];
+      if (r.size > b.size || (r.size == b.size && r.freed_at <= b.freed_at)) continue;
+    }
+    best = i;
+  }
+  if (best == pool.free_.size()) {
     for (std::size_t i = 0; i < pool.free_.size(); ++i) {
       const PoolRange& r = pool.free_[i];
       if (r.size < need) continue;
       if (Reusable(pool, r.mark, stream) == internal) continue;
       const std::size_t growth = GrowthFor(pool, r.offset, need);
-      if (pass == 0 ? growth != 0 : (growth == 0 || !CanGrow(pool, growth))) continue;
-      *place = Place{i, 0, 0};
-      if (internal && !st_->DepSatisfied(r.mark.stream_id, r.mark.done_seq)) {
-        place->wait_stream = r.mark.stream_id;
-        place->wait_seq = r.mark.done_seq;
-      }
-      return true;
+      if (growth == 0 || !CanGrow(pool, growth)) continue;
+      best = i;
+      break;
     }
   }
-  return false;
+  if (best == pool.free_.size()) return false;
+  const PoolRange& r = pool.free_[best];
+  *place = Place{best, 0, 0};
+  if (internal && !st_->DepSatisfied(r.mark.stream_id, r.mark.done_seq)) {
+    place->wait_stream = r.mark.stream_id;
+    place->wait_seq = r.mark.done_seq;
+  }
+  return true;
 }
 
 void PoolModel::MapGranules(MemPool& pool, std::size_t offset, std::size_t size) {
@@ -510,7 +529,8 @@ CUresult PoolModel::FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx)
     mark.done_seq = stream->last_enqueued_seq;
   }
   if (RaceDetector* race = st_->race()) race->OnFreeAsync(st_, *stream, a, mark.seq, "cuMemFreeAsync");
-  InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark});
+  InsertFree(pool->free_,
+             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark, ++pool->frees_});
   --pool->live_;
   pool->used_ -= a.size;
   pool->maybe_pending_ = true;
@@ -536,7 +556,8 @@ void PoolModel::FreeNow(std::uintptr_t base) {
   MemPool* pool = FindAny(a.pool_id);
   if (pool == nullptr) return;
   if (RaceDetector* race = st_->race()) race->OnRelease(a.id);
-  InsertFree(pool->free_, PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}});
+  InsertFree(pool->free_,
+             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}, ++pool->frees_});
   --pool->live_;
   // Measured on the H200 (tests/pools/traces/free_sync.trace): cuMemFree of a pool allocation
   // does not lower USED_MEM_CURRENT, although the memory is freed (and released).

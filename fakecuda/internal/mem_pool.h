@@ -7,7 +7,7 @@
 //   A pool is ONE contiguous range of device virtual addresses (its span: the device's memory,
 //   rounded up to 32 MiB, whatever maxSize), backed by physical memory in 32 MiB granules
 //   (kPoolGranuleBytes, aligned to the span's start) that are mapped when an allocation first
-//   touches them. Allocations are placed first-fit by address at 512-byte granularity
+//   touches them. Allocations are placed best-fit at 512-byte granularity
 //   (kPoolAlignment) and may cross granule boundaries: 1 byte maps one granule (RESERVED 32 MiB),
 //   32 MiB + 1 two, 100 MiB four; 32 MiB + 1 followed by 100 MiB reserves 192 MiB, not 224.
 //   RESERVED counts mapped granules, USED the exact requested bytes. Addresses are reused: after
@@ -91,6 +91,9 @@ struct PoolRange {
   std::size_t offset = 0;
   std::size_t size = 0;
   FreeMark mark;
+  // The pool's free count when the range's latest part was freed (0: never allocated): the
+  // tie-break of best fit, which takes the most recently freed of equal sizes.
+  std::uint64_t freed_at = 0;
 };
 
 // One memory pool: its properties, attributes, statistics and address space.
@@ -143,6 +146,7 @@ class MemPool {
   std::uint64_t used_ = 0;
   std::uint64_t used_high_ = 0;
   std::size_t live_ = 0;        // live allocations
+  std::uint64_t frees_ = 0;     // frees so far (PoolRange::freed_at)
   bool maybe_pending_ = false;  // some free range may carry a stream mark
   // Address space (invariant 2): [base_, base_ + span_), backed by data_.
   CUdeviceptr base_ = 0;

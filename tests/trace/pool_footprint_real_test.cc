@@ -7,9 +7,11 @@
 // Two pool configurations per trace: the driver's defaults (every reuse policy on), and
 // CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC off. With the defaults, a block freed on one stream
 // may be reused by another once the free happens to have completed on the GPU: a race with the
-// GPU's progress, so a multi-stream trace's real footprint may differ from run to run (the
-// comparison is reported, and fails only for single-stream traces). Without opportunistic reuse
-// the pool's choices depend on stream order alone: every trace must agree at every step.
+// GPU's progress. Measured on the H200 (docs/driver_facts.md, "Pool placement"), the defaults
+// change the real pool's choices even on one stream (random_mixed: 224 MiB reserved high with
+// the defaults, 160 MiB without opportunistic reuse), in a way no stream-order model of ours
+// reproduced; so the defaults are compared and reported, never failed. Without opportunistic
+// reuse the pool's choices depend on stream order alone: every trace must agree at every step.
 //
 // Prints one FOOTPRINT line per (trace, configuration) for the nightly report. Skipped, with the
 // reason, without a usable GPU (CUHAL_REAL_REQUIRED=1 makes that a failure).
@@ -217,13 +219,12 @@ TEST_P(PoolFootprintRealTest, FakePredictsTheRealPool) {
             << ", \"real_reserved_high\": " << real.reserved_high
             << ", \"fake_used_high\": " << fake.used_high
             << ", \"real_used_high\": " << real.used_high << "}" << std::endl;
-  const bool must_agree = !opportunistic || trace->streams == 1;
-  if (must_agree) {
+  if (!opportunistic) {
     EXPECT_EQ(differing, 0u) << trace->name << ": " << differing
                              << " steps differ; the first: " << first;
   } else if (differing != 0) {
     std::cout << trace->name << " (defaults, " << trace->streams
-              << " streams): opportunistic reuse races with the GPU; " << differing
+              << " streams): reported, not failed (opportunistic reuse); " << differing
               << " steps differ, the first: " << first << std::endl;
   }
 }
