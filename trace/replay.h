@@ -19,9 +19,12 @@
 //     event a CUevent (created before the first operation, timing disabled); record / wait /
 //     sync are cuEventRecord / cuStreamWaitEvent / cuStreamSynchronize (cuCtxSynchronize for a
 //     sync of every stream), the same for every allocator;
-//   - timing passes (options.repeat of them, each on a fresh allocator): each operation timed
-//     alone with steady_clock; nothing else (no statistics query, no progress report) runs
-//     inside a timed region. ns/op mean, p50 and p99 are over every operation of every pass;
+//   - timing passes (options.repeat pairs of them, each on a fresh allocator): one timed as a
+//     whole (steady_clock read before and after each chunk of operations: the ns/op mean), one
+//     with each operation timed alone (p50, p99, the alloc and free means: these include the
+//     clock's cost, two reads per operation, which on the H200 machine is of the order of the
+//     operations themselves); nothing else (no statistics query, no progress report) runs
+//     inside a timed region;
 //   - one footprint pass on a fresh allocator through a CountingCudaApi: after every operation
 //     (every `stride`-th one for traces longer than options.max_series_points: stride =
 //     ceil(operations / max_series_points); the last operation is always sampled) the
@@ -206,7 +209,11 @@ struct ReplayResult {
   std::string allocator;  // ReplayAllocatorName
   std::uint64_t operations = 0;  // per pass
   int repeat = 1;
+  // The mean from passes timed as a whole; the percentiles (and ns_per_op_timed_mean, the mean
+  // of the same operations timed one by one, which adds two clock reads to each) from passes
+  // with every operation timed alone.
   double ns_per_op_mean = 0, ns_per_op_p50 = 0, ns_per_op_p99 = 0;
+  double ns_per_op_timed_mean = 0;
   double alloc_ns_mean = 0, free_ns_mean = 0;  // over the alloc / free operations only
   std::uint64_t reserved_high = 0, used_high = 0;
   double reserved_per_used = 0;  // reserved_high / used_high (0 when used_high is 0)
@@ -224,9 +231,10 @@ struct ReplayResult {
                                                  const ReplayTarget& target,
                                                  const ReplayOptions& options = {});
 
-// One timing pass alone (for benchmarks): a fresh allocator, every operation timed; appends
-// each operation's nanoseconds to `ns_per_op` (in operation order) when it is not null and
-// returns the sum of the timed regions.
+// One timing pass alone (for benchmarks): a fresh allocator. With `ns_per_op`, every operation
+// is timed alone, its nanoseconds appended (in operation order), and the sum of those is
+// returned; without (null), the pass is timed as a whole (no clock read per operation) and that
+// time is returned.
 [[nodiscard]] StatusOr<std::uint64_t> TimeReplayPass(const AllocTrace& trace,
                                                      ReplayAllocatorKind kind,
                                                      const ReplayTarget& target,

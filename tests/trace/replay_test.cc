@@ -170,7 +170,7 @@ TEST_F(ReplayTest, ProgressIsReportedForEveryPass) {
     if (done == total) finished.emplace_back(pass);
   };
   ASSERT_TRUE(ReplayTrace(*trace, ReplayAllocatorKind::kDriverPool, target_, options).ok());
-  EXPECT_THAT(finished, ::testing::ElementsAre("timing 1/1", "footprint"));
+  EXPECT_THAT(finished, ::testing::ElementsAre("timing 1/1", "per-op timing 1/1", "footprint"));
 }
 
 TEST_F(ReplayTest, AFailingOperationNamesTheLineTheOpAndTheCall) {
