@@ -9,6 +9,9 @@
 //   cuhal profile capture OUT.json [--device N] [--backend real|fake]
 //                                              record a device profile for the fake
 //   cuhal profile show FILE [--all]            describe a device profile file
+//   cuhal trace replay TRACE [--backend fake|real] [--allocator NAME|all]... [--repeat N]
+//                      [--json] [--plot FILE]
+//                                              replay an allocation trace on each allocator
 // Every level takes --help; the program takes --version.
 // Exit status: 0 on success; 1 when a command fails (the error is printed to stderr, naming the
 // command); CLI11's non-zero codes for bad flags, arguments or subcommands.
@@ -27,6 +30,7 @@
 #include "cli/devices_command.h"
 #include "cli/profile_command.h"
 #include "cli/sweep_command.h"
+#include "cli/trace_command.h"
 #include "cli/version_command.h"
 
 namespace {
@@ -124,6 +128,33 @@ int main(int argc, char** argv) {
   show->add_option("file", show_options.path, "The device profile JSON file")->required();
   show->add_flag("--all", show_options.all_attributes, "Also list every attribute");
 
+  // trace
+  CLI::App* trace = app.add_subcommand("trace", "Work with allocation traces");
+  trace->require_subcommand(0, 1);  // as for the program: unknown names are reported by name
+  cuhal::cli::TraceReplayOptions replay_options;
+  std::string replay_backend = "fake";
+  CLI::App* replay = trace->add_subcommand(
+      "replay",
+      "Replay an allocation trace (docs/alloc_trace_format.md) on each allocator: ns/op, "
+      "reserved and used highs, driver calls (a table, or JSON with --json)");
+  replay->add_option("trace", replay_options.trace_path, "The trace file (.jsonl)")->required();
+  AddBackendOption(replay, &replay_backend);
+  replay
+      ->add_option("--allocator", replay_options.allocators,
+                   "Allocators to replay on (repeatable, or a comma list): driver-pool, core, "
+                   "core-pool, pytorch, or all (default: every one available here; the others "
+                   "are reported as skipped)")
+      ->delimiter(',');
+  replay->add_option("--repeat", replay_options.repeat, "Timing passes per allocator")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  replay->add_flag("--json", replay_options.json,
+                   "Print JSON (every result and the series) instead of a table");
+  replay->add_option("--plot", replay_options.plot_path,
+                     "Also plot reserved and used over the operations into this image file "
+                     "(python3 with matplotlib; the script: $CUHAL_PLOT_SCRIPT or "
+                     "bench/traces/plot_replay.py)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (app.get_subcommands().empty()) {
@@ -134,6 +165,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "cuhal profile: a subcommand is required: capture or show (see cuhal profile "
                  "--help)\n");
+    return 2;
+  }
+  if (trace->parsed() && trace->get_subcommands().empty()) {
+    std::fprintf(stderr,
+                 "cuhal trace: a subcommand is required: replay (see cuhal trace --help)\n");
     return 2;
   }
   if (version->parsed()) {
@@ -164,6 +200,12 @@ int main(int argc, char** argv) {
   if (show->parsed()) {
     cuhal::Status status = cuhal::cli::RunProfileShow(show_options, std::cout);
     if (!status.ok()) return Fail("profile show", status);
+  }
+  if (replay->parsed()) {
+    replay_options.backend = ToBackend(replay_backend);
+    replay_options.progress_bar = ::isatty(STDERR_FILENO) == 1;
+    cuhal::Status status = cuhal::cli::RunTraceReplay(replay_options, std::cout, std::cerr);
+    if (!status.ok()) return Fail("trace replay", status);
   }
   return 0;
 }

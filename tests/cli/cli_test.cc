@@ -1,13 +1,16 @@
 // Copyright 2026 The cuhal Authors.
 // Runs the `cuhal` binary (CUHAL_CLI_PATH) as a separate process: every subcommand, and each kind
-// of bad input (exit status and the message's key words).
+// of bad input (exit status and the message's key words). `trace replay` runs on the fake only.
 #include <dlfcn.h>
 #include <nccl.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -142,14 +145,14 @@ TEST(CliTest, RealBackendWithMissingLibraryNamesIt) {
 
 TEST(CliTest, HelpOnEveryLevel) {
   for (const char* command : {"", "version", "devices", "demo", "sweep", "profile",
-                              "profile capture", "profile show"}) {
+                              "profile capture", "profile show", "trace", "trace replay"}) {
     const Result r = RunCuhal(std::string(command) + " --help");
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
     EXPECT_THAT(r.out, HasSubstr("Usage:")) << command;
     EXPECT_THAT(r.out, HasSubstr("--help")) << command;
   }
   const Result top = RunCuhal("--help");
-  for (const char* sub : {"version", "devices", "demo", "sweep", "profile"}) {
+  for (const char* sub : {"version", "devices", "demo", "sweep", "profile", "trace"}) {
     EXPECT_THAT(top.out, HasSubstr(sub));
   }
 }
@@ -505,5 +508,178 @@ TEST(CliTest, ProfileCaptureUnwritableOutput) {
   EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/out.json: cannot open for writing"));
 }
 
-}  // namespace
+// --- trace replay --------------------------------------------------------------------------------
 
+constexpr char kMultiStream[] = CUHAL_SOURCE_DIR "/bench/traces/multi_stream.jsonl";
+
+// The largest sum of live allocation sizes over a trace file (what every allocator's used high
+// must be), computed here independently of the trace reader.
+std::uint64_t TraceUsedHigh(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // the header
+  std::map<std::uint64_t, std::uint64_t> live;
+  std::uint64_t used = 0, high = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json op = nlohmann::json::parse(line);
+    if (op["op"] == "alloc") {
+      live[op["id"].get<std::uint64_t>()] = op["size"].get<std::uint64_t>();
+      used += op["size"].get<std::uint64_t>();
+      high = std::max(high, used);
+    } else if (op["op"] == "free") {
+      used -= live[op["id"].get<std::uint64_t>()];
+      live.erase(op["id"].get<std::uint64_t>());
+    }
+  }
+  return high;
+}
+
+TEST(CliTest, TraceReplayPrintsATablePerAllocator) {
+  const Result r =
+      RunCuhal(std::string("trace replay '") + kMultiStream + "' --allocator driver-pool,core");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Trace multi_stream ("));
+  EXPECT_THAT(r.out, ContainsRegex("ALLOCATOR +NS/OP MEAN +NS/OP P99 +RESERVED HIGH \\(MiB\\) +"
+                                   "USED HIGH \\(MiB\\) +RESERVED/USED +DRIVER CALLS"));
+  EXPECT_THAT(r.out, ContainsRegex("\ndriver-pool +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ "
+                                   "+[0-9]+\n"));
+  EXPECT_THAT(r.out, ContainsRegex("\ncore +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+"));
+  EXPECT_THAT(r.out, Not(HasSubstr("core-pool"))) << "only the allocators asked for run";
+  EXPECT_THAT(r.err, IsEmpty()) << "no progress bar when stderr is not a terminal";
+}
+
+TEST(CliTest, TraceReplayJsonParsesBack) {
+  const Result r = RunCuhal(std::string("trace replay '") + kMultiStream +
+                            "' --allocator driver-pool --allocator core --repeat 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const std::uint64_t used_high = TraceUsedHigh(kMultiStream);
+  ASSERT_GT(used_high, 0u);
+  EXPECT_EQ(doc["trace"], "multi_stream");
+  EXPECT_EQ(doc["backend"], "fake");
+  EXPECT_EQ(doc["streams"], 4);
+  EXPECT_EQ(doc["trace_used_high"], used_high);
+  EXPECT_EQ(doc["repeat"], 2);
+  ASSERT_EQ(doc["allocators"].size(), 2u);
+  EXPECT_EQ(doc["allocators"][0]["allocator"], "driver-pool");
+  EXPECT_EQ(doc["allocators"][1]["allocator"], "core");
+  for (const nlohmann::json& a : doc["allocators"]) {
+    SCOPED_TRACE(a["allocator"].dump());
+    EXPECT_EQ(a["operations"], doc["operations"]);
+    EXPECT_EQ(a["repeat"], 2);
+    EXPECT_EQ(a["used_high"], used_high);
+    EXPECT_GE(a["reserved_high"].get<std::uint64_t>(), used_high);
+    EXPECT_GE(a["reserved_per_used"].get<double>(), 1.0);
+    EXPECT_GT(a["ns_per_op_mean"].get<double>(), 0.0);
+    EXPECT_GE(a["ns_per_op_p99"].get<double>(), a["ns_per_op_p50"].get<double>());
+    for (const char* key : {"alloc_ns_mean", "free_ns_mean", "driver_calls", "freed_at_end",
+                            "series_stride"}) {
+      EXPECT_TRUE(a.contains(key)) << key;
+    }
+    EXPECT_GT(a["driver_calls"].get<std::uint64_t>(), 0u);
+    EXPECT_TRUE(a["driver_calls_by_entry"].is_object());
+    const nlohmann::json& series = a["series"];
+    ASSERT_EQ(series["op"].size(), doc["operations"].get<std::size_t>());
+    ASSERT_EQ(series["reserved"].size(), series["op"].size());
+    ASSERT_EQ(series["used"].size(), series["op"].size());
+    std::uint64_t series_used_high = 0;
+    for (const nlohmann::json& u : series["used"]) {
+      series_used_high = std::max(series_used_high, u.get<std::uint64_t>());
+    }
+    EXPECT_EQ(series_used_high, used_high);
+  }
+  EXPECT_TRUE(doc["skipped"].empty()) << "nothing is skipped when the allocators are named";
+}
+
+TEST(CliTest, TraceReplayAllSkipsPyTorchOnTheFakeWithTheReason) {
+  const Result r = RunCuhal(std::string("trace replay '") + kMultiStream + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  std::vector<std::string> names;
+  for (const nlohmann::json& a : doc["allocators"]) names.push_back(a["allocator"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"driver-pool", "core", "core-pool"}));
+  ASSERT_EQ(doc["skipped"].size(), 1u);
+  EXPECT_EQ(doc["skipped"][0]["allocator"], "pytorch");
+  EXPECT_THAT(doc["skipped"][0]["reason"].get<std::string>(),
+              ContainsRegex("built without torch|needs the real driver"));
+}
+
+TEST(CliTest, TraceReplayPyTorchAskedForOnTheFakeFails) {
+  const Result r = RunCuhal(std::string("trace replay '") + kMultiStream + "' --allocator pytorch");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: "));
+  EXPECT_THAT(r.err, ContainsRegex("built without torch|needs the real driver"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, TraceReplayMissingFile) {
+  const Result r = RunCuhal("trace replay /nonexistent/cuhal-test/t.jsonl");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: NOT_FOUND"));
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/cuhal-test/t.jsonl"));
+  EXPECT_THAT(r.err, HasSubstr("No such file or directory"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, TraceReplayMalformedTraceSaysWhichLine) {
+  TempFile t("bad_trace.jsonl",
+             "{\"format\":\"cuhal-alloc-trace\",\"version\":1,\"name\":\"bad\",\"streams\":1,"
+             "\"provenance\":\"test\",\"operations\":2}\n"
+             "{\"op\":\"alloc\",\"id\":0,\"size\":4096,\"stream\":0}\n"
+             "{\"op\":\"free\",\"id\":7,\"stream\":0}\n");
+  const Result r = RunCuhal("trace replay '" + t.path() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: INVALID_ARGUMENT"));
+  EXPECT_THAT(r.err, HasSubstr(t.path() + ":3: "));
+  EXPECT_THAT(r.err, HasSubstr("free of id 7, which was never allocated"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, TraceReplayUnknownAllocatorListsTheNames) {
+  const Result r =
+      RunCuhal(std::string("trace replay '") + kMultiStream + "' --allocator core,jemalloc");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: INVALID_ARGUMENT"));
+  EXPECT_THAT(r.err, HasSubstr("'jemalloc'"));
+  EXPECT_THAT(r.err, HasSubstr("driver-pool, core, core-pool, pytorch"));
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST(CliTest, TraceReplayBadRepeatAndMissingTrace) {
+  EXPECT_NE(RunCuhal(std::string("trace replay '") + kMultiStream + "' --repeat 0").exit_code, 0);
+  EXPECT_NE(RunCuhal("trace replay").exit_code, 0);
+  const Result r = RunCuhal("trace");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("replay"));
+}
+
+TEST(CliTest, TraceReplayPlotWithoutPythonNamesIt) {
+  const Result r = RunCuhal(std::string("trace replay '") + kMultiStream +
+                                "' --allocator core --plot '" + ::testing::TempDir() +
+                                "cuhal_cli_noplot.png'",
+                            "PATH=/nonexistent/cuhal-test");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: UNAVAILABLE"));
+  EXPECT_THAT(r.err, HasSubstr("python3"));
+}
+
+TEST(CliTest, TraceReplayPlotWritesAnImage) {
+  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+    std::printf("skipped: python3 cannot import matplotlib\n");
+    GTEST_SKIP() << "python3 cannot import matplotlib";
+  }
+  const std::string png = ::testing::TempDir() + "cuhal_cli_plot.png";
+  std::remove(png.c_str());
+  const Result r = RunCuhal(std::string("trace replay '") + kMultiStream +
+                            "' --allocator driver-pool,core --plot '" + png + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string image = ReadFile(png);
+  ASSERT_GE(image.size(), 8u);
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+  EXPECT_THAT(r.out, HasSubstr("driver-pool"));
+  std::remove(png.c_str());
+}
+
+}  // namespace
