@@ -131,6 +131,7 @@ nlohmann::ordered_json ResultJson(const ReplayResult& r) {
   j["ns_per_op_mean"] = r.ns_per_op_mean;
   j["ns_per_op_p50"] = r.ns_per_op_p50;
   j["ns_per_op_p99"] = r.ns_per_op_p99;
+  j["ns_per_op_timed_mean"] = r.ns_per_op_timed_mean;
   j["alloc_ns_mean"] = r.alloc_ns_mean;
   j["free_ns_mean"] = r.free_ns_mean;
   j["reserved_high"] = r.reserved_high;

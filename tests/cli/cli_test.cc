@@ -573,8 +573,8 @@ TEST(CliTest, TraceReplayJsonParsesBack) {
     EXPECT_GE(a["reserved_per_used"].get<double>(), 1.0);
     EXPECT_GT(a["ns_per_op_mean"].get<double>(), 0.0);
     EXPECT_GE(a["ns_per_op_p99"].get<double>(), a["ns_per_op_p50"].get<double>());
-    for (const char* key : {"alloc_ns_mean", "free_ns_mean", "driver_calls", "freed_at_end",
-                            "series_stride"}) {
+    for (const char* key : {"ns_per_op_timed_mean", "alloc_ns_mean", "free_ns_mean",
+                            "driver_calls", "freed_at_end", "series_stride"}) {
       EXPECT_TRUE(a.contains(key)) << key;
     }
     EXPECT_GT(a["driver_calls"].get<std::uint64_t>(), 0u);
