@@ -421,22 +421,52 @@ Status ReplayAllocator::CheckStream(int stream, std::string_view what) const {
   return OkStatus();
 }
 
+ReplayAllocator::Live* ReplayAllocator::FindLive(std::uint64_t id) {
+  if (id < kDenseIds) {
+    if (id >= dense_live_.size() || dense_live_[id].stream < 0) return nullptr;
+    return &dense_live_[id];
+  }
+  auto it = sparse_live_.find(id);
+  return it == sparse_live_.end() ? nullptr : &it->second;
+}
+
+void ReplayAllocator::AddLive(std::uint64_t id, Live live) {
+  if (id < kDenseIds) {
+    if (id >= dense_live_.size()) {
+      dense_live_.resize(std::max<std::size_t>(id + 1, 2 * dense_live_.size()), Live{0, -1});
+    }
+    dense_live_[id] = live;
+  } else {
+    sparse_live_.emplace(id, live);
+  }
+  ++live_count_;
+}
+
+void ReplayAllocator::EraseLive(std::uint64_t id) {
+  if (id < kDenseIds) {
+    dense_live_[id].stream = -1;
+  } else {
+    sparse_live_.erase(id);
+  }
+  --live_count_;
+}
+
 Status ReplayAllocator::Alloc(std::uint64_t id, std::uint64_t size, int stream) {
   CUHAL_RETURN_IF_ERROR(CheckStream(stream, "alloc"));
-  if (live_.contains(id)) return InvalidArgumentError(StrCat("alloc: id ", id, " is live"));
+  if (FindLive(id) != nullptr) return InvalidArgumentError(StrCat("alloc: id ", id, " is live"));
   CUHAL_ASSIGN_OR_RETURN(std::uintptr_t handle, DoAlloc(size, stream_at(stream)),
                          "allocating ", size, " bytes with ", ReplayAllocatorName(kind_));
-  live_.emplace(id, Live{handle, stream});
+  AddLive(id, Live{handle, stream});
   return OkStatus();
 }
 
 Status ReplayAllocator::Free(std::uint64_t id, int stream) {
   CUHAL_RETURN_IF_ERROR(CheckStream(stream, "free"));
-  auto it = live_.find(id);
-  if (it == live_.end()) return InvalidArgumentError(StrCat("free: id ", id, " is not live"));
-  CUHAL_RETURN_IF_ERROR(DoFree(it->second.handle, stream_at(it->second.stream), stream_at(stream)),
+  const Live* live = FindLive(id);
+  if (live == nullptr) return InvalidArgumentError(StrCat("free: id ", id, " is not live"));
+  CUHAL_RETURN_IF_ERROR(DoFree(live->handle, stream_at(live->stream), stream_at(stream)),
                         "freeing with ", ReplayAllocatorName(kind_));
-  live_.erase(it);
+  EraseLive(id);
   return OkStatus();
 }
 
@@ -487,9 +517,14 @@ Status ReplayAllocator::Apply(const TraceOp& op) {
 
 StatusOr<std::uint64_t> ReplayAllocator::FreeLive() {
   std::uint64_t freed = 0;
-  while (!live_.empty()) {
-    auto it = live_.begin();
-    CUHAL_RETURN_IF_ERROR(Free(it->first, it->second.stream), "freeing id ", it->first);
+  for (std::uint64_t id = 0; id < dense_live_.size() && live_count_ > sparse_live_.size(); ++id) {
+    if (dense_live_[id].stream < 0) continue;
+    CUHAL_RETURN_IF_ERROR(Free(id, dense_live_[id].stream), "freeing id ", id);
+    ++freed;
+  }
+  while (!sparse_live_.empty()) {
+    const auto [id, live] = *sparse_live_.begin();
+    CUHAL_RETURN_IF_ERROR(Free(id, live.stream), "freeing id ", id);
     ++freed;
   }
   return freed;
@@ -517,7 +552,9 @@ Status ReplayAllocator::Close() {
     if (status.ok()) status = std::move(destroyed);
   }
   streams_.clear();
-  live_.clear();
+  dense_live_.clear();
+  sparse_live_.clear();
+  live_count_ = 0;
   return status;
 }
 
@@ -674,7 +711,9 @@ StatusOr<ReplayResult> ReplayTrace(const AllocTrace& trace, ReplayAllocatorKind 
     result.reserved_high = f.reserved_high;
     result.used_high = f.used_high;
     result.reserved_per_used =
-        f.used_high == 0 ? 0 : static_cast<double>(f.reserved_high) / static_cast<double>(f.used_high);
+        f.used_high == 0
+            ? 0
+            : static_cast<double>(f.reserved_high) / static_cast<double>(f.used_high);
     CUHAL_ASSIGN_OR_RETURN(result.freed_at_end, allocator->FreeLive(), name,
                            ", freeing what is live at the end");
     accumulate();

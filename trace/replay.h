@@ -139,7 +139,7 @@ class ReplayAllocator {
   [[nodiscard]] Status Apply(const TraceOp& op);
   // Frees every live allocation on the stream it was allocated on; returns how many.
   [[nodiscard]] StatusOr<std::uint64_t> FreeLive();
-  [[nodiscard]] std::uint64_t live() const noexcept { return live_.size(); }
+  [[nodiscard]] std::uint64_t live() const noexcept { return live_count_; }
   // The current and high reserved/used bytes (a statistics query; not for timed regions).
   [[nodiscard]] StatusOr<ReplayFootprint> Footprint() const;
   // FreeLive, synchronize every stream, release the allocator's memory, destroy the streams and
@@ -177,7 +177,16 @@ class ReplayAllocator {
   const CUcontext context_;
   std::vector<CUstream> streams_;
   std::unordered_map<std::uint64_t, CUevent> events_;
-  std::unordered_map<std::uint64_t, Live> live_;
+  // The live allocations by trace id: ids below kDenseIds (every shipped trace's) in a vector
+  // indexed by id (no heap allocation per operation: the bookkeeping is inside every timed
+  // region, and must cost the same small amount for every allocator), others in a map.
+  static constexpr std::uint64_t kDenseIds = std::uint64_t{1} << 20;
+  Live* FindLive(std::uint64_t id);
+  void AddLive(std::uint64_t id, Live live);
+  void EraseLive(std::uint64_t id);
+  std::vector<Live> dense_live_;  // stream -1: not live
+  std::unordered_map<std::uint64_t, Live> sparse_live_;
+  std::uint64_t live_count_ = 0;
   bool closed_ = false;
 };
 
