@@ -21,6 +21,9 @@ def main(argv):
     try:
         import matplotlib
         matplotlib.use("Agg")
+        # Keep every sample: path simplification drops the one-operation peaks (the used high
+        # of a 20,000-operation trace is such a peak).
+        matplotlib.rcParams["path.simplify"] = False
         import matplotlib.pyplot as plt
     except ImportError as error:
         print(f"plot_replay.py: matplotlib is missing for {sys.executable} ({error}); "
