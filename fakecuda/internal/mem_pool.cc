@@ -349,6 +349,24 @@ bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t
   return true;
 }
 
+bool PoolModel::FindOwnPending(const MemPool& pool, const Stream& stream, std::size_t need,
+                               Place* place) const {
+  std::size_t best = pool.free_.size();
+  for (std::size_t i = 0; i < pool.free_.size(); ++i) {
+    const PoolRange& r = pool.free_[i];
+    if (r.size < need || r.mark.stream_id != stream.id) continue;
+    if (GrowthFor(pool, r.offset, need) != 0) continue;
+    if (best != pool.free_.size()) {
+      const PoolRange& b = pool.free_[best];
+      if (r.size > b.size || (r.size == b.size && r.freed_at <= b.freed_at)) continue;
+    }
+    best = i;
+  }
+  if (best == pool.free_.size()) return false;
+  *place = Place{best, 0, 0};
+  return true;
+}
+
 void PoolModel::MapGranules(MemPool& pool, std::size_t offset, std::size_t size) {
   Device& d = st_->device(pool.device_);
   const std::size_t last = (offset + size - 1) / kPoolGranuleBytes;
@@ -402,7 +420,18 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   if (bytes > pool->span_) return CUDA_ERROR_OUT_OF_MEMORY;  // also no overflow below
   const std::size_t need = PoolRoundUp(bytes);
   Place place;
-  if (!FindPlace(*pool, *stream, need, /*internal=*/false, &place)) {
+  // With opportunistic reuse (measured, docs/driver_facts.md "Pool placement"): the best fit
+  // among this stream's own pending frees first; when none holds the request, every free that
+  // has completed becomes truly free (merged with its neighbours) before the search.
+  const bool own = pool->reuse_allow_opportunistic_ && pool->maybe_pending_ &&
+                   FindOwnPending(*pool, *stream, need, &place);
+  if (!own && pool->reuse_allow_opportunistic_ && pool->maybe_pending_) {
+    Observe(*pool, [&](const FreeMark& m) {
+      st_->mu.AssertHeld();  // called by Observe, which requires it
+      return st_->DepSatisfied(m.stream_id, m.done_seq);
+    });
+  }
+  if (!own && !FindPlace(*pool, *stream, need, /*internal=*/false, &place)) {
     // The pool cannot grow. Its idle granules may be in the way of a bigger reservation: give
     // them back and look again; then reuse memory freed on another stream by ordering this
     // stream after the free.

@@ -235,6 +235,9 @@ class PoolModel {
   bool CanGrow(const MemPool& pool, std::size_t bytes) const CUHAL_REQUIRES(st_->mu);
   // First fit (invariant 4) for `need` bytes; `internal` looks at ranges only reusable through an
   // internal dependency. Prefers ranges that need no new granule.
+  // The best fit among `stream`'s own pending frees that needs no new granule.
+  bool FindOwnPending(const MemPool& pool, const Stream& stream, std::size_t need,
+                      Place* place) const CUHAL_REQUIRES(st_->mu);
   bool FindPlace(const MemPool& pool, const Stream& stream, std::size_t need, bool internal,
                  Place* place) const CUHAL_REQUIRES(st_->mu);
   void MapGranules(MemPool& pool, std::size_t offset, std::size_t size) CUHAL_REQUIRES(st_->mu);
