@@ -48,6 +48,7 @@ CUresult RecordEvent(DriverState* st, CUevent hEvent, CUstream hStream) CUHAL_RE
   e->generation++;
   e->complete = false;
   e->stream_id = s->id;
+  e->waited = s->waited;
   Op op;
   op.what = "cuEventRecord";
   op.record_event_id = e->id;
@@ -137,7 +138,12 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
   // Waits for the event's most recent record as of this call; never recorded: no wait.
   if (e->stream_id != 0 && !e->complete) op.deps.emplace_back(e->stream_id, e->seq);
   // Even a completed record orders this stream after it (memory pools' event dependencies).
-  if (e->stream_id != 0) s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
+  if (e->stream_id != 0) {
+    s->waited[e->stream_id] = std::max(s->waited[e->stream_id], e->seq);
+    for (const auto& [sid, seq] : e->waited) {  // transitively (Event::waited)
+      if (sid != s->id) s->waited[sid] = std::max(s->waited[sid], seq);
+    }
+  }
   op.after_stream = e->stream_id;  // the order itself, even when no wait is needed
   op.after_seq = e->seq;
   st->Enqueue(s, std::move(op));

@@ -36,7 +36,7 @@ bool Mergeable(const FreeMark& a, const FreeMark& b) {
 // Merges `b` (which follows `a` immediately) into `a`.
 void MergeInto(PoolRange& a, const PoolRange& b) {
   a.size += b.size;
-  a.freed_at = std::max(a.freed_at, b.freed_at);
+  a.listed_at = std::max(a.listed_at, b.listed_at);
   if (!a.mark.truly_free()) {
     a.mark.seq = std::max(a.mark.seq, b.mark.seq);
     a.mark.done_seq = std::max(a.mark.done_seq, b.mark.done_seq);
@@ -311,22 +311,44 @@ bool PoolModel::CanGrow(const MemPool& pool, std::size_t bytes) const {
 
 bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t need,
                           bool internal, Place* place) const {
-  // Best fit among ranges that need no new granule: the smallest that holds `need`, of equal
-  // sizes the most recently freed, then the lowest address (measured on the H200: replaying
-  // bench/traces on the real pool without opportunistic reuse, this choice gives every address
-  // and RESERVED figure the driver gave; first fit did not). Failing that, first fit by address
-  // among the ranges the pool may grow for (growth maps granules at the span's low end first).
+  // Among the ranges that need no new granule, in this order of groups (measured on the H200,
+  // docs/driver_facts.md "Pool placement": replaying bench/traces without opportunistic reuse,
+  // this order gives the driver's address for every allocation of every shipped trace):
+  //   1. this stream's own pending frees;
+  //   2. truly free ranges, except the one that runs to the end of the span (never used yet);
+  //   3. other streams' pending frees this stream may reuse (event dependencies, followed
+  //      transitively; implicit legacy-stream order; completed ones with opportunistic reuse),
+  //      one stream after the other in the order the streams were created;
+  //   4. the end of the span.
+  // Within a group, best fit: the smallest range that holds `need`; of equal sizes the one
+  // longest in the free list (a free, the rest of a split and a merge enter it anew), then the
+  // lowest address. (First fit by address did not even give the driver's RESERVED figures.)
+  // With `internal`, the ranges that need an internal dependency instead, best fit. Failing
+  // all that, first fit by address among the ranges the pool may grow for.
+  const auto group = [&](const PoolRange& r) -> std::pair<int, std::uint64_t> {
+    if (internal) return {0, 0};
+    if (r.mark.stream_id == stream.id) return {0, 0};
+    if (r.mark.truly_free()) return {r.offset + r.size == pool.span_ ? 3 : 1, 0};
+    return {2, r.mark.stream_id};
+  };
   std::size_t best = pool.free_.size();
+  std::pair<int, std::uint64_t> best_group{0, 0};
   for (std::size_t i = 0; i < pool.free_.size(); ++i) {
     const PoolRange& r = pool.free_[i];
     if (r.size < need) continue;
     if (Reusable(pool, r.mark, stream) == internal) continue;
     if (GrowthFor(pool, r.offset, need) != 0) continue;
+    const std::pair<int, std::uint64_t> g = group(r);
     if (best != pool.free_.size()) {
       const PoolRange& b = pool.free_[best];
-      if (r.size > b.size || (r.size == b.size && r.freed_at <= b.freed_at)) continue;
+      if (g > best_group) continue;
+      if (g == best_group &&
+          (r.size > b.size || (r.size == b.size && r.listed_at >= b.listed_at))) {
+        continue;
+      }
     }
     best = i;
+    best_group = g;
   }
   if (best == pool.free_.size()) {
     for (std::size_t i = 0; i < pool.free_.size(); ++i) {
@@ -358,7 +380,7 @@ bool PoolModel::FindOwnPending(const MemPool& pool, const Stream& stream, std::s
     if (GrowthFor(pool, r.offset, need) != 0) continue;
     if (best != pool.free_.size()) {
       const PoolRange& b = pool.free_[best];
-      if (r.size > b.size || (r.size == b.size && r.freed_at <= b.freed_at)) continue;
+      if (r.size > b.size || (r.size == b.size && r.listed_at >= b.listed_at)) continue;
     }
     best = i;
   }
@@ -456,6 +478,7 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   } else {
     range.offset += need;
     range.size -= need;
+    range.listed_at = ++pool->listings_;  // the rest enters the free list anew
   }
   MapGranules(*pool, offset, need);
   ++pool->live_;
@@ -559,7 +582,7 @@ CUresult PoolModel::FreeAsync(std::uintptr_t base, Stream* stream, Context* ctx)
   }
   if (RaceDetector* race = st_->race()) race->OnFreeAsync(st_, *stream, a, mark.seq, "cuMemFreeAsync");
   InsertFree(pool->free_,
-             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark, ++pool->frees_});
+             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), mark, ++pool->listings_});
   --pool->live_;
   pool->used_ -= a.size;
   pool->maybe_pending_ = true;
@@ -586,7 +609,7 @@ void PoolModel::FreeNow(std::uintptr_t base) {
   if (pool == nullptr) return;
   if (RaceDetector* race = st_->race()) race->OnRelease(a.id);
   InsertFree(pool->free_,
-             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}, ++pool->frees_});
+             PoolRange{a.base - pool->base_, PoolRoundUp(a.size), FreeMark{}, ++pool->listings_});
   --pool->live_;
   // Measured on the H200 (tests/pools/traces/free_sync.trace): cuMemFree of a pool allocation
   // does not lower USED_MEM_CURRENT, although the memory is freed (and released).
@@ -643,18 +666,26 @@ CUresult PoolModel::GetAccess(MemPool* pool, const CUmemLocation& location,
 
 template <typename Proven>
 void PoolModel::Observe(MemPool& pool, Proven proven) {
-  bool changed = false;
   bool pending = false;
+  std::vector<PoolRange*> proven_ranges;
   for (PoolRange& r : pool.free_) {
     if (r.mark.truly_free()) continue;
     if (proven(r.mark)) {
       r.mark = FreeMark{};
-      changed = true;
+      proven_ranges.push_back(&r);
     } else {
       pending = true;
     }
   }
-  if (changed) Coalesce(pool.free_);
+  if (!proven_ranges.empty()) {
+    // The proven frees enter the truly free list anew, the most recently listed first
+    // (tests/pools/traces/best_fit.trace: of two equal holes freed before a synchronization,
+    // the driver then takes the one freed last).
+    std::sort(proven_ranges.begin(), proven_ranges.end(),
+              [](const PoolRange* a, const PoolRange* b) { return a->listed_at > b->listed_at; });
+    for (PoolRange* r : proven_ranges) r->listed_at = ++pool.listings_;
+    Coalesce(pool.free_);
+  }
   pool.maybe_pending_ = pending;
 }
 

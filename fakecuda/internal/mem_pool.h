@@ -36,6 +36,7 @@
 //        - it was freed on S (at once, at the same address: stream order protects it); or
 //        - REUSE_FOLLOW_EVENT_DEPENDENCIES: S has waited (an event, or an implicit legacy-stream
 //          dependency, enqueued on S) for an op of the freeing stream enqueued after the free,
+//          directly or transitively (an event carries what its recording stream had waited for),
 //          or S's new work is implicitly ordered after the free (S is the legacy stream and the
 //          free was on a blocking stream, or the reverse); or
 //        - REUSE_ALLOW_OPPORTUNISTIC: the free has completed on the device; or,
@@ -91,9 +92,10 @@ struct PoolRange {
   std::size_t offset = 0;
   std::size_t size = 0;
   FreeMark mark;
-  // The pool's free count when the range's latest part was freed (0: never allocated): the
-  // tie-break of best fit, which takes the most recently freed of equal sizes.
-  std::uint64_t freed_at = 0;
+  // When the range entered the free list (the pool's listings_ then; 0: never allocated): by a
+  // free, as the rest of a split, or by a merge (the later of the two). The tie-break of best
+  // fit, which takes the one listed longest among equal sizes.
+  std::uint64_t listed_at = 0;
 };
 
 // One memory pool: its properties, attributes, statistics and address space.
@@ -146,7 +148,7 @@ class MemPool {
   std::uint64_t used_ = 0;
   std::uint64_t used_high_ = 0;
   std::size_t live_ = 0;        // live allocations
-  std::uint64_t frees_ = 0;     // frees so far (PoolRange::freed_at)
+  std::uint64_t listings_ = 0;  // entries into the free list so far (PoolRange::listed_at)
   bool maybe_pending_ = false;  // some free range may carry a stream mark
   // Address space (invariant 2): [base_, base_ + span_), backed by data_.
   CUdeviceptr base_ = 0;

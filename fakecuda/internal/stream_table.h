@@ -80,6 +80,10 @@ struct Event {
   std::uint64_t stream_id = 0;   // stream of the last record (0: never recorded)
   std::uint64_t seq = 0;         // seq of the last record's op
   bool complete = true;          // the last record has completed (or it was never recorded)
+  // The recording stream's `waited` at the last record: a wait for this event orders the waiting
+  // stream after everything the recording stream was ordered after (memory pools follow event
+  // dependencies transitively, measured on the H200: docs/driver_facts.md, "Pool placement").
+  std::unordered_map<std::uint64_t, std::uint64_t> waited;
   double time_us = 0.0;          // virtual timestamp of the last completed record
 };
 

@@ -9,9 +9,10 @@
 // may be reused by another once the free happens to have completed on the GPU: a race with the
 // GPU's progress. Measured on the H200 (docs/driver_facts.md, "Pool placement"), the defaults
 // change the real pool's choices even on one stream (random_mixed: 224 MiB reserved high with
-// the defaults, 160 MiB without opportunistic reuse), in a way no stream-order model of ours
-// reproduced; so the defaults are compared and reported, never failed. Without opportunistic
-// reuse the pool's choices depend on stream order alone: every trace must agree at every step.
+// the defaults, 160 MiB without opportunistic reuse), in a way fakecuda models only in part;
+// so the defaults are compared and reported, never failed. Without opportunistic reuse the
+// pool's choices depend on stream order alone: every trace must agree at every step, RESERVED,
+// USED and the address of every allocation (relative to the pool's first).
 //
 // Prints one FOOTPRINT line per (trace, configuration) for the nightly report. Skipped, with the
 // reason, without a usable GPU (CUHAL_REAL_REQUIRED=1 makes that a failure).
@@ -200,9 +201,22 @@ TEST_P(PoolFootprintRealTest, FakePredictsTheRealPool) {
 
   std::size_t differing = 0;
   std::string first;
+  // Addresses, as offsets from each pool's first allocation (the pools' bases differ).
+  std::size_t differing_addresses = 0;
+  std::string first_address;
+  std::uint64_t fake_base = 0, real_base = 0;
   for (std::size_t i = 0; i < trace->ops.size(); ++i) {
     const Step& f = fake.steps[i];
     const Step& r = real.steps[i];
+    if (f.address != 0 && r.address != 0) {
+      if (fake_base == 0) fake_base = f.address;
+      if (real_base == 0) real_base = r.address;
+      if (f.address - fake_base != r.address - real_base && differing_addresses++ == 0) {
+        first_address = "line " + std::to_string(trace->ops[i].line) + ": fake +" +
+                        std::to_string(f.address - fake_base) + ", real +" +
+                        std::to_string(r.address - real_base);
+      }
+    }
     if (f.result == r.result && f.reserved == r.reserved && f.used == r.used) continue;
     if (differing++ == 0) {
       first = "line " + std::to_string(trace->ops[i].line) + " (" +
@@ -215,6 +229,7 @@ TEST_P(PoolFootprintRealTest, FakePredictsTheRealPool) {
   std::cout << "FOOTPRINT {\"trace\": \"" << trace->name << "\", \"config\": \""
             << (opportunistic ? "defaults" : "no-opportunistic") << "\", \"steps\": "
             << trace->ops.size() << ", \"differing_steps\": " << differing
+            << ", \"differing_addresses\": " << differing_addresses
             << ", \"fake_reserved_high\": " << fake.reserved_high
             << ", \"real_reserved_high\": " << real.reserved_high
             << ", \"fake_used_high\": " << fake.used_high
@@ -222,6 +237,11 @@ TEST_P(PoolFootprintRealTest, FakePredictsTheRealPool) {
   if (!opportunistic) {
     EXPECT_EQ(differing, 0u) << trace->name << ": " << differing
                              << " steps differ; the first: " << first;
+    // Measured (docs/driver_facts.md, "Pool placement"): the fake places every allocation
+    // where the driver does, on every shipped trace.
+    EXPECT_EQ(differing_addresses, 0u) << trace->name << ": " << differing_addresses
+                                       << " allocations placed elsewhere; the first: "
+                                       << first_address;
   } else if (differing != 0) {
     std::cout << trace->name << " (defaults, " << trace->streams
               << " streams): reported, not failed (opportunistic reuse); " << differing
