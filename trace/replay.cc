@@ -138,14 +138,39 @@ class BufferSlots {
 const BufferParams kPoolBufferParams{.heap = MemoryHeap::kDeviceLocal,
                                      .pool = MemoryPoolKind::kDeviceLocal};
 
+// The core allocators' common part: stream-ordered buffers of a cuhal::Allocator (set by the
+// implementation once it made it), held by slot. The implementation's DoClose calls
+// ReleaseBuffers before it destroys its allocator.
+class CoreReplayAllocator : public ReplayAllocator {
+ protected:
+  using ReplayAllocator::ReplayAllocator;
+  void set_core(Allocator* core) { core_ = core; }
+  void ReleaseBuffers() { buffers_.Clear(); }
+
+ private:
+  StatusOr<std::uintptr_t> DoAlloc(std::uint64_t size, CUstream stream) final {
+    CUHAL_ASSIGN_OR_RETURN(Buffer buffer, core_->AllocateOnStream(kPoolBufferParams, size, stream));
+    return buffers_.Put(std::move(buffer));
+  }
+  Status DoFree(std::uintptr_t handle, CUstream, CUstream stream) final {
+    CUHAL_RETURN_IF_ERROR(core_->ReleaseOnStream(buffers_.at(handle), stream));
+    buffers_.Recycle(handle);
+    return OkStatus();
+  }
+
+  Allocator* core_ = nullptr;
+  BufferSlots buffers_;
+};
+
 // core: cuhal::CachingAllocator.
-class CoreCachingAllocator final : public ReplayAllocator {
+class CoreCachingAllocator final : public CoreReplayAllocator {
  public:
   static StatusOr<std::unique_ptr<ReplayAllocator>> Create(const ReplayTarget& target,
                                                            const CudaApi* api, int streams) {
     std::unique_ptr<CoreCachingAllocator> a(new CoreCachingAllocator(api, target.context));
     CUHAL_ASSIGN_OR_RETURN(a->allocator_,
                            CachingAllocator::Create(api, target.context, target.device));
+    a->set_core(a->allocator_.get());
     CUHAL_RETURN_IF_ERROR(a->CreateStreams(streams));
     return std::unique_ptr<ReplayAllocator>(std::move(a));
   }
@@ -155,18 +180,8 @@ class CoreCachingAllocator final : public ReplayAllocator {
 
  private:
   CoreCachingAllocator(const CudaApi* api, CUcontext context)
-      : ReplayAllocator(ReplayAllocatorKind::kCore, api, context) {}
+      : CoreReplayAllocator(ReplayAllocatorKind::kCore, api, context) {}
 
-  StatusOr<std::uintptr_t> DoAlloc(std::uint64_t size, CUstream stream) override {
-    CUHAL_ASSIGN_OR_RETURN(Buffer buffer,
-                           allocator_->AllocateOnStream(kPoolBufferParams, size, stream));
-    return buffers_.Put(std::move(buffer));
-  }
-  Status DoFree(std::uintptr_t handle, CUstream, CUstream stream) override {
-    CUHAL_RETURN_IF_ERROR(allocator_->ReleaseOnStream(buffers_.at(handle), stream));
-    buffers_.Recycle(handle);
-    return OkStatus();
-  }
   StatusOr<ReplayFootprint> DoFootprint() const override {
     const CachingAllocatorStatistics s = allocator_->CacheStatistics();
     return ReplayFootprint{.reserved_current = s.reserved_current,
@@ -175,18 +190,17 @@ class CoreCachingAllocator final : public ReplayAllocator {
                            .used_high = s.used_high};
   }
   Status DoClose() override {
-    buffers_.Clear();
+    ReleaseBuffers();
     // Synchronizes the streams with cached frees and frees every segment (before the streams go).
     allocator_.reset();
     return OkStatus();
   }
 
   std::unique_ptr<CachingAllocator> allocator_;
-  BufferSlots buffers_;  // after allocator_: destroyed first
 };
 
 // core-pool: cuhal::CudaAllocator's queue-ordered path over the device's pools.
-class CorePoolAllocator final : public ReplayAllocator {
+class CorePoolAllocator final : public CoreReplayAllocator {
  public:
   static StatusOr<std::unique_ptr<ReplayAllocator>> Create(const ReplayTarget& target,
                                                            const CudaApi* api, int streams) {
@@ -200,6 +214,7 @@ class CorePoolAllocator final : public ReplayAllocator {
     CUHAL_RETURN_IF_ERROR(scope.Exit());
     CUHAL_ASSIGN_OR_RETURN(a->allocator_, CudaAllocator::Create(api, target.context,
                                                                 target.device, a->pools_.get()));
+    a->set_core(a->allocator_.get());
     CUHAL_RETURN_IF_ERROR(a->CreateStreams(streams));
     return std::unique_ptr<ReplayAllocator>(std::move(a));
   }
@@ -209,18 +224,8 @@ class CorePoolAllocator final : public ReplayAllocator {
 
  private:
   CorePoolAllocator(const CudaApi* api, CUcontext context)
-      : ReplayAllocator(ReplayAllocatorKind::kCorePool, api, context) {}
+      : CoreReplayAllocator(ReplayAllocatorKind::kCorePool, api, context) {}
 
-  StatusOr<std::uintptr_t> DoAlloc(std::uint64_t size, CUstream stream) override {
-    CUHAL_ASSIGN_OR_RETURN(Buffer buffer,
-                           allocator_->AllocateOnStream(kPoolBufferParams, size, stream));
-    return buffers_.Put(std::move(buffer));
-  }
-  Status DoFree(std::uintptr_t handle, CUstream, CUstream stream) override {
-    CUHAL_RETURN_IF_ERROR(allocator_->ReleaseOnStream(buffers_.at(handle), stream));
-    buffers_.Recycle(handle);
-    return OkStatus();
-  }
   StatusOr<ReplayFootprint> DoFootprint() const override {
     CUHAL_ASSIGN_OR_RETURN(MemoryPoolStatistics s, pools_->device_local().QueryStatistics());
     return ReplayFootprint{.reserved_current = s.reserved_current,
@@ -229,7 +234,7 @@ class CorePoolAllocator final : public ReplayAllocator {
                            .used_high = s.used_high};
   }
   Status DoClose() override {
-    buffers_.Clear();
+    ReleaseBuffers();
     allocator_.reset();  // destroys its allocation stream
     if (pools_ == nullptr) return OkStatus();
     CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api(), context()));
@@ -243,7 +248,6 @@ class CorePoolAllocator final : public ReplayAllocator {
 
   std::unique_ptr<MemoryPools> pools_;
   std::unique_ptr<CudaAllocator> allocator_;  // after pools_: destroyed before them
-  BufferSlots buffers_;                       // destroyed first
 };
 
 // ---------------------------------------------------------------------------------------------
