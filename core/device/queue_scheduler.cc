@@ -89,6 +89,12 @@ void CUDA_CB QueueScheduler::OnHostFunction(void* user_data) {
   self->cv_.NotifyAll();
 }
 
+void QueueScheduler::EndLaunch(Lane* lane) {
+  MutexLock lock(mu_);
+  --lane->launching;
+  launched_cv_.NotifyAll();
+}
+
 QueueScheduler::Lane* QueueScheduler::LaneFor(Queue* queue) {
   std::unique_ptr<Lane>& lane = lanes_[queue];
   if (lane == nullptr) {
@@ -279,21 +285,28 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
       return scope->Exit();
     }
     ++lane->callbacks_pending;
+    ++lane->launching;
     callback = new Callback{.lane = lane, .covers = lane->numbered};
   }
+  // The callback may run, and be deleted by the worker, before cuLaunchHostFunc returns.
+  Lane* lane = callback->lane;
   Status launched = CUHAL_CU(api_, cuLaunchHostFunc, stream, &OnHostFunction, callback);
-  if (launched.ok()) return scope->Exit();
+  if (launched.ok()) {
+    EndLaunch(lane);
+    return scope->Exit();
+  }
 
   // No host function: take the operation back, hand the lane's others to the worker, and fail it
   // once its work is done. (When completions are not batched, a host function enqueued after it
   // by another thread may have covered it already: then it completes as any other, and the
   // failure is reported, not returned.)
-  Lane* lane = callback->lane;
   delete callback;
   std::unique_ptr<QueueAction> back;
   {
     MutexLock lock(mu_);
     --lane->callbacks_pending;
+    --lane->launching;
+    launched_cv_.NotifyAll();
     for (auto it = lane->in_flight.begin(); it != lane->in_flight.end(); ++it) {
       if ((*it)->id == id) {
         back = std::move(*it);
@@ -388,10 +401,13 @@ void QueueScheduler::EnqueuePendingCompletion(Queue* queue) {
   Callback* callback = nullptr;
   {
     MutexLock lock(mu_);
-    if (!worker_launches_ || exit_) return;
     auto it = lanes_.find(queue);
     if (it == lanes_.end()) return;
     Lane* lane = it->second.get();
+    // A host function another thread (the worker, an issuer) has taken the lane's turn for but
+    // not enqueued yet would land on the stream after the caller's synchronization: wait for it.
+    while (lane->launching != 0) launched_cv_.Wait(mu_);
+    if (!worker_launches_ || exit_) return;
     // The worker's rule (CompleteLanes, step 3): a lane with work and no host function gets one,
     // covering every number given out so far. Taking it here under the lock means the worker
     // finds a host function pending and enqueues none.
@@ -400,17 +416,23 @@ void QueueScheduler::EnqueuePendingCompletion(Queue* queue) {
     }
     lane->relaunch = false;
     ++lane->callbacks_pending;
+    ++lane->launching;
     callback = new Callback{.lane = lane, .covers = lane->numbered};
   }
   Lane* lane = callback->lane;
   Status launched = CUHAL_CU(api_, cuLaunchHostFunc, lane->stream, &OnHostFunction, callback);
-  if (launched.ok()) return;
+  if (launched.ok()) {
+    EndLaunch(lane);
+    return;
+  }
   ReportDroppedStatus(launched.AddContext(
       StrCat("device ", device_name_,
              ": enqueueing a queue's completion callback before synchronizing it (its "
              "operations' events are polled instead)")));
   MutexLock lock(mu_);
   --lane->callbacks_pending;
+  --lane->launching;
+  launched_cv_.NotifyAll();
   lane->poll = true;
   delete callback;
   cv_.NotifyAll();  // the worker polls from now on
@@ -498,20 +520,27 @@ void QueueScheduler::CompleteLanes(bool query_all, bool relaunch,
         continue;
       }
       ++lane->callbacks_pending;
+      ++lane->launching;
       launch.push_back(new Callback{.lane = lane.get(), .covers = lane->numbered});
     }
   }
   // 4. The host functions, before anything is retired (invariant 8). An explicit stream needs no
   // current context. One that cannot be enqueued leaves its lane polled.
   for (Callback* c : launch) {
-    Status launched = CUHAL_CU(api_, cuLaunchHostFunc, c->lane->stream, &OnHostFunction, c);
-    if (launched.ok()) continue;
+    Lane* lane = c->lane;  // `c` may have run and been deleted by the time the launch returns
+    Status launched = CUHAL_CU(api_, cuLaunchHostFunc, lane->stream, &OnHostFunction, c);
+    if (launched.ok()) {
+      EndLaunch(lane);
+      continue;
+    }
     ReportDroppedStatus(launched.AddContext(
         StrCat("device ", device_name_,
                ": enqueueing a queue's completion callback (its operations' events are polled "
                "instead)")));
     MutexLock lock(mu_);
     --c->lane->callbacks_pending;
+    --c->lane->launching;
+    launched_cv_.NotifyAll();
     c->lane->poll = true;
     delete c;
   }

@@ -141,7 +141,9 @@ class QueueScheduler final : public SemaphoreWatcher {
   // host function, enqueues it on this thread instead, so that work enqueued before returns is
   // followed on the stream by the host function that reports it (Queue::Synchronize calls it
   // before cuStreamSynchronize: a synchronized stream has run what reports its operations,
-  // whatever the worker was doing). Otherwise does nothing. A failed cuLaunchHostFunc leaves the
+  // whatever the worker was doing). In every mode it first waits for the host functions another
+  // thread is enqueueing on the lane right now (counted, cuLaunchHostFunc not returned), which
+  // would otherwise land behind the caller's synchronization. A failed cuLaunchHostFunc leaves the
   // lane polled by the worker, as the worker's own failed launch does, and is reported. Not from
   // a host function.
   void EnqueuePendingCompletion(Queue* queue) CUHAL_EXCLUDES(mu_);
@@ -178,6 +180,10 @@ class QueueScheduler final : public SemaphoreWatcher {
     std::uint64_t numbered = 0;  // the highest number given out
     std::uint64_t covered = 0;   // the highest number a host function that ran covers
     int callbacks_pending = 0;  // host functions enqueued on `stream` that have not run
+    // Of those, the ones counted but whose cuLaunchHostFunc has not returned yet (a thread
+    // between taking the lane's turn and enqueueing): EnqueuePendingCompletion waits for them,
+    // so that a stream synchronized after it has them on it.
+    int launching = 0;
     // The worker must enqueue a host function: an issuer found none pending (the worker enqueues
     // them all), or an issuer's cuLaunchHostFunc failed.
     bool relaunch = false;
@@ -207,6 +213,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   void RetireAll(std::vector<std::unique_ptr<QueueAction>> done) CUHAL_EXCLUDES(mu_);
   void Unwatch(QueueAction& action);
   Lane* LaneFor(Queue* queue) CUHAL_REQUIRES(mu_);
+  // A cuLaunchHostFunc for `lane` returned OK: one fewer launching, waiters woken.
+  void EndLaunch(Lane* lane) CUHAL_EXCLUDES(mu_);
   [[nodiscard]] bool LanesIdle() const CUHAL_REQUIRES(mu_);
   // The worker's completion pass: takes what the host functions that ran cover out of the
   // lanes into `done`; then queries the events of what remains (`query_all`: in every lane, else
@@ -249,6 +257,7 @@ class QueueScheduler final : public SemaphoreWatcher {
   std::uint64_t sweep_requested_ CUHAL_GUARDED_BY(mu_) = 0;
   std::uint64_t sweep_done_ CUHAL_GUARDED_BY(mu_) = 0;
   CondVar retired_cv_;  // sweep_done_ grew
+  CondVar launched_cv_;  // some lane's `launching` went down
   std::size_t deferred_count_ CUHAL_GUARDED_BY(mu_) = 0;
   // Taken from incoming_ by the worker and not yet counted in deferred_count_ (its current look).
   std::size_t in_transit_ CUHAL_GUARDED_BY(mu_) = 0;

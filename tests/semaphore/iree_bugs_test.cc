@@ -287,6 +287,48 @@ TEST_F(IreeBugsTest, HostWaitOnTheDispatchEventIsNotTheSignal) {
   CUHAL_EXPECT_OK(s->Wait(1, Bound()));
 }
 
+// The window behind the flake this scenario once showed under ThreadSanitizer: the worker has
+// taken the lane's turn to enqueue its host function but its cuLaunchHostFunc has not returned
+// when the test thread synchronizes the queue. Synchronize must wait for that launch (else the
+// stream it synchronizes does not hold the host function yet, which then stays held back for a
+// minute). A table whose cuLaunchHostFunc sleeps on every thread but the test's opens the window
+// wide on every run.
+std::atomic<CUresult (*)(CUstream, CUhostFn, void*)> g_real_launch{nullptr};
+std::atomic<std::thread::id> g_test_thread{};
+std::atomic<int> g_slow_launches{0};
+CUresult CUDAAPI SlowOffThreadLaunch(CUstream stream, CUhostFn fn, void* data) {
+  if (std::this_thread::get_id() != g_test_thread.load()) {
+    ++g_slow_launches;
+    std::this_thread::sleep_for(300ms);
+  }
+  return g_real_launch.load()(stream, fn, data);
+}
+
+TEST_F(IreeBugsTest, SynchronizeWaitsForTheHostFunctionTheWorkerIsEnqueueing) {
+  fakecuda::DriverOptions options;
+  options.policy = fakecuda::SchedulePolicy::kAdversarial;
+  options.seed = 3;
+  options.idle_release_us = 60'000'000;
+  fake_ = std::make_unique<fakecuda::ScopedDriver>(options);
+  fakecuda::FillCudaApi(&api_);
+  g_real_launch = api_.cuLaunchHostFunc;
+  g_test_thread = std::this_thread::get_id();
+  g_slow_launches = 0;
+  api_.cuLaunchHostFunc = &SlowOffThreadLaunch;
+  CUHAL_ASSERT_OK_AND_ASSIGN(driver_, Driver::Create(&api_));
+  CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, DeviceParams{}));
+  auto s = NewSemaphore();
+  const SemaphoreValue signal[] = {{s.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
+  // Let the worker take the lane's turn (it then sleeps inside its launch).
+  for (int i = 0; i < 2000 && g_slow_launches.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_GT(g_slow_launches.load(), 0) << "the worker never enqueued the lane's host function";
+  CUHAL_ASSERT_OK(device_->queue(0).Synchronize());
+  // The host function was on the synchronized stream, so it ran: the signal follows at once
+  // (without the wait, nothing releases it for 60 s).
+  CUHAL_EXPECT_OK(s->Wait(1, DeadlineAfter(20s)));
+}
+
 // --- 5. work released from a driver thread ---------------------------------------------------
 
 struct ReleaseFromCallback {
