@@ -39,7 +39,10 @@
 // (DeviceParams::worker_enqueues_host_functions: the device's worker enqueues the completion
 // host functions), worker:0 has the submitting thread enqueue one whenever its queue has none
 // pending. BM_DriverEventRecord and BM_DriverLaunchHostFunc time the two driver calls alone (no
-// core code), the floor under a submission's cost.
+// core code); BM_DriverAllocaFloor, BM_DriverDeallocaFloor and BM_DriverExecuteFloor make exactly
+// the driver calls a ready Alloca / Dealloca / Execute makes on its thread (the work's calls and
+// the completion event's record), the floor under each: a submission's cost minus its floor is
+// the core's own.
 //
 // Submission benchmarks keep up to kBatch operations in flight: every kBatch iterations the clock
 // stops, the host waits for the batch's signals (and frees what it allocated), and the clock
@@ -553,6 +556,155 @@ void BM_DriverEventRecordBesideHostFunctions(benchmark::State& state, const Back
   EventRecordLoop(state, kind, std::chrono::microseconds(state.range(0)));
 }
 
+// The driver calls of one ready Alloca / Dealloca / Execute with no core code around them: the
+// work's own calls and the completion event's cuEventRecord, on queue 0's stream, in the same
+// batches as BM_SubmitReady*. BM_SubmitReady* minus these is the core's own host cost per
+// submission (docs/driver_facts.md, "Queue submission cost").
+class DriverFloor {
+ public:
+  DriverFloor(benchmark::State& state, Fixture& f) : state_(state), api_(f.api()) {
+    stream_ = f.queue(0).stream();
+    pool_ = f.device().pools()->pool(MemoryPoolKind::kDeviceLocal).handle();
+    events_.assign(kBatch, nullptr);
+    for (CUevent& e : events_) {
+      if (api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        Fail("cuEventCreate");
+        return;
+      }
+    }
+    ok_ = true;
+  }
+  ~DriverFloor() {
+    api_.cuStreamSynchronize(stream_);
+    for (CUevent e : events_) {
+      if (e != nullptr) api_.cuEventDestroy(e);
+    }
+  }
+  DriverFloor(const DriverFloor&) = delete;             // owns events
+  DriverFloor& operator=(const DriverFloor&) = delete;  // ditto
+
+  bool ok() const { return ok_; }
+  CUstream stream() const { return stream_; }
+  CUmemoryPool pool() const { return pool_; }
+  const CudaApi& api() const { return api_; }
+  // cuEventRecord of the next of kBatch events (what every queue operation records).
+  bool Record(std::size_t i) {
+    return Call(api_.cuEventRecord(events_[i], stream_), "cuEventRecord");
+  }
+  bool Call(CUresult r, const char* what) {
+    if (r == CUDA_SUCCESS) return true;
+    Fail(what);
+    return false;
+  }
+
+ private:
+  void Fail(const char* what) {
+    state_.SkipWithError((std::string(what) + " failed").c_str());
+    ok_ = false;
+  }
+  benchmark::State& state_;
+  const CudaApi& api_;
+  CUstream stream_ = nullptr;
+  CUmemoryPool pool_ = nullptr;
+  std::vector<CUevent> events_;
+  bool ok_ = false;
+};
+
+// cuMemAllocFromPoolAsync of 4 KiB from the core's device-local pool + cuEventRecord.
+void BM_DriverAllocaFloor(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  DriverFloor d(state, f);
+  if (!d.ok()) return;
+  std::vector<CUdeviceptr> live;
+  live.reserve(kBatch);
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t) {
+        CUdeviceptr p = 0;
+        if (!d.Call(d.api().cuMemAllocFromPoolAsync(&p, kSmallBytes, d.pool(), d.stream()),
+                    "cuMemAllocFromPoolAsync")) {
+          return false;
+        }
+        live.push_back(p);
+        return d.Record(live.size() - 1);
+      },
+      [&](std::uint64_t) {
+        for (CUdeviceptr p : live) {
+          if (!d.Call(d.api().cuMemFreeAsync(p, d.stream()), "cuMemFreeAsync")) return false;
+        }
+        live.clear();
+        return d.Call(d.api().cuStreamSynchronize(d.stream()), "cuStreamSynchronize");
+      });
+  for (CUdeviceptr p : live) d.api().cuMemFreeAsync(p, d.stream());
+  f.Report();
+}
+
+// cuMemFreeAsync of a 4 KiB pool allocation + cuEventRecord (allocated while the clock stops).
+void BM_DriverDeallocaFloor(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  DriverFloor d(state, f);
+  if (!d.ok()) return;
+  std::vector<CUdeviceptr> ready;
+  auto refill = [&]() {
+    ready.clear();
+    for (int i = 0; i < kBatch; ++i) {
+      CUdeviceptr p = 0;
+      if (!d.Call(d.api().cuMemAllocFromPoolAsync(&p, kSmallBytes, d.pool(), d.stream()),
+                  "cuMemAllocFromPoolAsync")) {
+        return false;
+      }
+      ready.push_back(p);
+    }
+    return d.Call(d.api().cuStreamSynchronize(d.stream()), "cuStreamSynchronize");
+  };
+  if (!refill()) return;
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t) {
+        const std::size_t i = next++;
+        return d.Call(d.api().cuMemFreeAsync(ready[i], d.stream()), "cuMemFreeAsync") &&
+               d.Record(i);
+      },
+      [&](std::uint64_t) {
+        next = 0;
+        return refill();
+      });
+  for (std::size_t i = next; i < ready.size(); ++i) d.api().cuMemFreeAsync(ready[i], d.stream());
+  f.Report();
+}
+
+// cuMemsetD32Async of 4 KiB + cuMemcpyAsync of 4 KiB device to device + cuEventRecord.
+void BM_DriverExecuteFloor(benchmark::State& state, const BackendKind* kind) {
+  Fixture f(state, *kind);
+  if (!f.ok()) return;
+  DriverFloor d(state, f);
+  if (!d.ok()) return;
+  Buffer* a = f.NewBuffer(kSmallBytes);
+  Buffer* b = f.NewBuffer(kSmallBytes);
+  if (a == nullptr || b == nullptr) return;
+  std::size_t next = 0;
+  BatchedLoop(
+      state, f,
+      [&](std::uint64_t v) {
+        const auto pattern = static_cast<unsigned int>(0x01020304u + v);
+        return d.Call(d.api().cuMemsetD32Async(a->device_ptr(), pattern, kSmallBytes / 4,
+                                               d.stream()),
+                      "cuMemsetD32Async") &&
+               d.Call(d.api().cuMemcpyAsync(b->device_ptr(), a->device_ptr(), kSmallBytes,
+                                            d.stream()),
+                      "cuMemcpyAsync") &&
+               d.Record(next++);
+      },
+      [&](std::uint64_t) {
+        next = 0;
+        return d.Call(d.api().cuStreamSynchronize(d.stream()), "cuStreamSynchronize");
+      });
+  f.Report();
+}
+
 // --- signal-to-wake latency ------------------------------------------------------------------
 
 // Host to host: this thread signals S = n and waits for T = n; a second thread waits for S = n
@@ -762,6 +914,12 @@ void RegisterAll() {
                                  k);
     benchmark::RegisterBenchmark(("BM_DriverLaunchHostFunc" + suffix).c_str(),
                                  BM_DriverLaunchHostFunc, k);
+    benchmark::RegisterBenchmark(("BM_DriverAllocaFloor" + suffix).c_str(),
+                                 BM_DriverAllocaFloor, k);
+    benchmark::RegisterBenchmark(("BM_DriverDeallocaFloor" + suffix).c_str(),
+                                 BM_DriverDeallocaFloor, k);
+    benchmark::RegisterBenchmark(("BM_DriverExecuteFloor" + suffix).c_str(),
+                                 BM_DriverExecuteFloor, k);
     benchmark::RegisterBenchmark(("BM_DriverEventRecordBesideHostFunctions" + suffix).c_str(),
                                  BM_DriverEventRecordBesideHostFunctions, k)
         ->ArgNames({"period_us"})

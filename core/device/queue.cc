@@ -58,29 +58,31 @@ Status Queue::Fill(Buffer& target, std::size_t offset, std::size_t length, const
 
 Status Queue::FillRange(CUdeviceptr address, std::size_t length, std::uint32_t value,
                         std::size_t pattern_length) {
-  const std::string what = StrCat("queue ", index_, ": filling ", length, " bytes");
+  // Formatted only on a failure (the hot path of Execute).
+  const auto what = [&] { return StrCat("queue ", index_, ": filling ", length, " bytes"); };
   if (length == 0) return OkStatus();
-  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what(), ": ",
                          kEnterContext);
   const std::size_t count = length / pattern_length;
   switch (pattern_length) {
     case 1:
       CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD8Async, address,
                                      static_cast<unsigned char>(value), count, stream_.get()),
-                            what);
+                            what());
       break;
     case 2:
       CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD16Async, address,
                                      static_cast<unsigned short>(value), count, stream_.get()),
-                            what);
+                            what());
       break;
     default:
       CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemsetD32Async, address,
                                      static_cast<unsigned int>(value), count, stream_.get()),
-                            what);
+                            what());
       break;
   }
-  return scope.Exit().AddContext(what);
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), what());
+  return OkStatus();
 }
 
 Status Queue::Copy(const Buffer& source, std::size_t source_offset, Buffer& target,
@@ -99,13 +101,15 @@ Status Queue::Copy(const Buffer& source, std::size_t source_offset, Buffer& targ
 }
 
 Status Queue::CopyRange(CUdeviceptr source, CUdeviceptr target, std::size_t length) {
-  const std::string what = StrCat("queue ", index_, ": copying ", length, " bytes");
+  // Formatted only on a failure (the hot path of Execute).
+  const auto what = [&] { return StrCat("queue ", index_, ": copying ", length, " bytes"); };
   if (length == 0) return OkStatus();
-  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what(), ": ",
                          kEnterContext);
   CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemcpyAsync, target, source, length, stream_.get()),
-                        what);
-  return scope.Exit().AddContext(what);
+                        what());
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), what());
+  return OkStatus();
 }
 
 Status Queue::Write(std::span<const std::byte> source, Buffer& target,
@@ -116,14 +120,16 @@ Status Queue::Write(std::span<const std::byte> source, Buffer& target,
 }
 
 Status Queue::WriteRange(std::span<const std::byte> source, CUdeviceptr target) {
-  const std::string what = StrCat("queue ", index_, ": writing ", source.size(), " bytes");
+  // Formatted only on a failure (the hot path of Execute).
+  const auto what = [&] { return StrCat("queue ", index_, ": writing ", source.size(), " bytes"); };
   if (source.empty()) return OkStatus();
-  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what(), ": ",
                          kEnterContext);
   CUHAL_RETURN_IF_ERROR(
       CUHAL_CU(api_, cuMemcpyHtoDAsync, target, source.data(), source.size(), stream_.get()),
-      what);
-  return scope.Exit().AddContext(what);
+      what());
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), what());
+  return OkStatus();
 }
 
 Status Queue::Read(const Buffer& source, std::size_t source_offset, std::span<std::byte> target) {
@@ -133,14 +139,16 @@ Status Queue::Read(const Buffer& source, std::size_t source_offset, std::span<st
 }
 
 Status Queue::ReadRange(CUdeviceptr source, std::span<std::byte> target) {
-  const std::string what = StrCat("queue ", index_, ": reading ", target.size(), " bytes");
+  // Formatted only on a failure (the hot path of Execute).
+  const auto what = [&] { return StrCat("queue ", index_, ": reading ", target.size(), " bytes"); };
   if (target.empty()) return OkStatus();
-  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what, ": ",
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), what(), ": ",
                          kEnterContext);
   CUHAL_RETURN_IF_ERROR(
       CUHAL_CU(api_, cuMemcpyDtoHAsync, target.data(), source, target.size(), stream_.get()),
-      what);
-  return scope.Exit().AddContext(what);
+      what());
+  CUHAL_RETURN_IF_ERROR(scope.Exit(), what());
+  return OkStatus();
 }
 
 Status Queue::Synchronize() {
@@ -170,10 +178,10 @@ Status Queue::RequireScheduler(const std::string& what) const {
 
 namespace {
 
-std::unique_ptr<QueueAction> NewAction(std::string what, Queue* queue, SemaphoreList waits,
+std::unique_ptr<QueueAction> NewAction(QueueOpLabel label, Queue* queue, SemaphoreList waits,
                                        SemaphoreList signals) {
   auto action = std::make_unique<QueueAction>();
-  action->what = std::move(what);
+  action->label = label;
   action->queue = queue;
   action->waits.assign(waits.begin(), waits.end());
   action->signals.assign(signals.begin(), signals.end());
@@ -184,18 +192,20 @@ std::unique_ptr<QueueAction> NewAction(std::string what, Queue* queue, Semaphore
 
 StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, MemoryPoolKind pool,
                                const BufferParams& params, std::size_t size) {
-  const std::string what = StrCat("queue ", index_, ": alloca of ", size, " bytes from the ",
-                                  MemoryPoolKindName(pool));
-  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
+  // Messages are formatted only on a failure: a ready submission allocates no string.
+  const QueueOpLabel label{.kind = QueueOpLabel::Kind::kAlloca, .queue_index = index_,
+                           .count = size, .pool = pool};
+  const auto what = [&label] { return label.ToString(); };
+  if (scheduler_ == nullptr || device_ == nullptr) return RequireScheduler(what());
   if (params.heap != MemoryHeap::kDeviceLocal) {
-    return InvalidArgumentError(StrCat(what, ": queue-ordered buffers are device-local, not ",
+    return InvalidArgumentError(StrCat(what(), ": queue-ordered buffers are device-local, not ",
                                        MemoryHeapName(params.heap)));
   }
   Allocator& allocator = device_->allocator();
   const bool ordered = device_->pools() != nullptr;
   BufferParams p = params;
   Buffer result;
-  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
   if (ordered) {
     p.pool = pool;
     action->work_at_submit = true;
@@ -205,13 +215,13 @@ StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, Memor
     };
   } else {
     p.pool = std::nullopt;
-    CUHAL_ASSIGN_OR_RETURN(result, allocator.Allocate(p, size), what);
+    CUHAL_ASSIGN_OR_RETURN(result, allocator.Allocate(p, size), what());
   }
   Status submitted = scheduler_->Submit(std::move(action));
   if (!submitted.ok()) {
     if (result) {
       Status freed = ordered ? allocator.ReleaseOnStream(result, stream_.get()) : result.Reset();
-      ReportDroppedStatus(freed.AddContext(StrCat(what, ": giving the buffer back")));
+      ReportDroppedStatus(freed.AddContext(StrCat(what(), ": giving the buffer back")));
       ReportDroppedStatus(result.Reset());
     }
     return submitted;
@@ -220,11 +230,16 @@ StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, Memor
 }
 
 Status Queue::Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer) {
-  const std::string what =
-      StrCat("queue ", index_, ": dealloca of a ", buffer.size(), "-byte buffer");
-  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
-  if (!buffer) return InvalidArgumentError(StrCat(what, ": the buffer is empty"));
-  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  const QueueOpLabel label{.kind = QueueOpLabel::Kind::kDealloca, .queue_index = index_,
+                           .count = buffer.size()};
+  if (scheduler_ == nullptr || device_ == nullptr) {
+    return RequireScheduler(label.ToString());
+  }
+  if (!buffer) {
+    return InvalidArgumentError(
+        StrCat(label.ToString(), ": the buffer is empty"));
+  }
+  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
   Allocator* allocator = &device_->allocator();
   const bool ordered =
       buffer.allocator() == allocator && buffer.pool().has_value() && device_->pools() != nullptr;
@@ -238,10 +253,12 @@ Status Queue::Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer
 }
 
 Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch work) {
-  const std::string what =
-      StrCat("queue ", index_, ": execute (", work.size(), " transfer command(s))");
-  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
-  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  const QueueOpLabel label{.kind = QueueOpLabel::Kind::kExecute, .queue_index = index_,
+                           .count = work.size()};
+  if (scheduler_ == nullptr || device_ == nullptr) {
+    return RequireScheduler(label.ToString());
+  }
+  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
   if (!work.empty()) {
     auto batch = std::make_shared<TransferBatch>(std::move(work));
     action->work = [batch](QueueAction& a) { return batch->Run(*a.queue); };
@@ -287,7 +304,8 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals,
   CUHAL_RETURN_IF_ERROR(command_buffer->CheckRunsOn(stream_.get()), what);
   CUHAL_ASSIGN_OR_RETURN(std::vector<ResolvedBinding> resolved, command_buffer->Resolve(bindings),
                          what);
-  std::unique_ptr<QueueAction> action = NewAction(what, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction({}, this, waits, signals);
+  action->named = what;
   action->work = [command_buffer = std::move(command_buffer),
                   resolved = std::move(resolved)](QueueAction& a) {
     return command_buffer->Issue(a.queue->stream(), resolved);
@@ -296,9 +314,11 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals,
 }
 
 Status Queue::Barrier(SemaphoreList waits, SemaphoreList signals) {
-  const std::string what = StrCat("queue ", index_, ": barrier");
-  CUHAL_RETURN_IF_ERROR(RequireScheduler(what));
-  return scheduler_->Submit(NewAction(what, this, waits, signals));
+  const QueueOpLabel label{.kind = QueueOpLabel::Kind::kBarrier, .queue_index = index_};
+  if (scheduler_ == nullptr || device_ == nullptr) {
+    return RequireScheduler(label.ToString());
+  }
+  return scheduler_->Submit(NewAction(label, this, waits, signals));
 }
 
 Status Queue::Flush() {

@@ -89,6 +89,23 @@ void CUDA_CB QueueScheduler::OnHostFunction(void* user_data) {
   self->cv_.NotifyAll();
 }
 
+std::string QueueOpLabel::ToString() const {
+  switch (kind) {
+    case Kind::kBarrier:
+      return StrCat("queue ", queue_index, ": barrier");
+    case Kind::kAlloca:
+      return StrCat("queue ", queue_index, ": alloca of ", count, " bytes from the ",
+                    MemoryPoolKindName(pool));
+    case Kind::kDealloca:
+      return StrCat("queue ", queue_index, ": dealloca of a ", count, "-byte buffer");
+    case Kind::kExecute:
+      return StrCat("queue ", queue_index, ": execute (", count, " transfer command(s))");
+    case Kind::kNamed:
+      break;
+  }
+  return std::string();
+}
+
 void QueueScheduler::EndLaunch(Lane* lane) {
   MutexLock lock(mu_);
   --lane->launching;
@@ -148,7 +165,7 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
   for (const std::vector<SemaphoreValue>* list : {&action->waits, &action->signals}) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       if ((*list)[i].semaphore == nullptr) {
-        return InvalidArgumentError(StrCat(action->what, ": semaphore ", i, " of its ",
+        return InvalidArgumentError(StrCat(action->What(), ": semaphore ", i, " of its ",
                                            list == &action->waits ? "wait" : "signal",
                                            " list is null"));
       }
@@ -158,7 +175,7 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
     MutexLock lock(mu_);
     if (stopping_) {
       return FailedPreconditionError(
-          StrCat(action->what, ": device ", device_name_, " is being destroyed"));
+          StrCat(action->What(), ": device ", device_name_, " is being destroyed"));
     }
   }
   action->id = next_id_.fetch_add(1, std::memory_order_relaxed);
@@ -167,7 +184,7 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
     for (const SemaphoreValue& v : *list) {
       std::shared_ptr<Semaphore> retained = v.semaphore->weak_from_this().lock();
       if (retained == nullptr) {
-        return InvalidArgumentError(StrCat(action->what, ": ", v.semaphore->name(),
+        return InvalidArgumentError(StrCat(action->What(), ": ", v.semaphore->name(),
                                            " is not owned by a shared_ptr (make semaphores "
                                            "with Device::CreateSemaphore or Semaphore::Create)"));
       }
@@ -197,7 +214,7 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
       if (ran.ok()) ran = std::move(exited);
     }
     if (!ran.ok()) {
-      ran.AddContext(action->what);
+      ran.AddContext(action->What());
       FailAction(std::move(action), ran);
       return ran;
     }
@@ -250,14 +267,14 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
   StatusOr<ContextScope> scope = ContextScope::Enter(api_, context_);
   if (!scope.ok()) {
     for (Timepoint* tp : timepoints) tp->Unref();
-    Status failed = Status(scope.status()).AddContext(action->what);
+    Status failed = Status(scope.status()).AddContext(action->What());
     FailAction(std::move(action), failed);
     return failed;
   }
   Status enqueued = EnqueueSteps(*action, timepoints);
   for (Timepoint* tp : timepoints) tp->Unref();  // the waits are enqueued (or never will be)
   if (!enqueued.ok()) {
-    enqueued.AddContext(action->what);
+    enqueued.AddContext(action->What());
     ReportDroppedStatus(scope->Exit());
     FailAction(std::move(action), enqueued);
     return enqueued;
@@ -329,9 +346,9 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
   // The work is enqueued and nothing will report its completion: wait for it before releasing
   // what it uses.
   ReportDroppedStatus(CUHAL_CU(api_, cuStreamSynchronize, stream)
-                          .AddContext(StrCat(back->what, ": waiting for its work after its "
+                          .AddContext(StrCat(back->What(), ": waiting for its work after its "
                                              "completion callback could not be enqueued")));
-  launched.AddContext(StrCat(back->what, ": enqueueing its completion callback"));
+  launched.AddContext(StrCat(back->What(), ": enqueueing its completion callback"));
   ReportDroppedStatus(scope->Exit());
   FailAction(std::move(back), launched);
   return launched;
@@ -339,7 +356,7 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
 
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
   ReportDroppedStatus(action->hold.Reset().AddContext(
-      StrCat(action->what, ": releasing the buffer of the failed operation")));
+      StrCat(action->What(), ": releasing the buffer of the failed operation")));
   action->work = nullptr;  // what it holds, before the signals fail (as in Retire)
   for (const SemaphoreValue& s : action->signals) {
     if (action->timepoint != nullptr) s.semaphore->DropTimepoint(s.value, action->timepoint);
@@ -357,7 +374,7 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
     const SemaphoreValue& w = action->waits[i];
     if (StatusOr<std::uint64_t> v = w.semaphore->Query(); !v.ok()) {
       failure = Status(v.status()).AddContext(
-          StrCat(action->what, ": waiting for ", w.semaphore->name(), " to reach ", w.value));
+          StrCat(action->What(), ": waiting for ", w.semaphore->name(), " to reach ", w.value));
       break;
     }
   }
@@ -365,8 +382,10 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
   // command buffer's last reference destroys its graph; a transfer batch frees its staging), then
   // the event goes back to the pool (which may destroy it), then the values. Released after the
   // values, they would make driver calls racing with whatever the signalled waiter does next.
-  ReportDroppedStatus(
-      action->hold.Reset().AddContext(StrCat(action->what, ": releasing its buffer")));
+  if (Status released = action->hold.Reset(); !released.ok()) {
+    ReportDroppedStatus(
+        std::move(released).AddContext(StrCat(action->What(), ": releasing its buffer")));
+  }
   action->work = nullptr;
   for (const SemaphoreValue& s : action->signals) {
     s.semaphore->DropTimepoint(s.value, action->timepoint);
@@ -486,7 +505,7 @@ void QueueScheduler::CompleteLanes(bool query_all, bool relaunch,
         if (r == CUDA_ERROR_NOT_READY) break;  // stream order: nothing after it is complete
         if (r != CUDA_SUCCESS) {
           a->completion = CudaResultToStatus(api_, r, "cuEventQuery")
-                              .AddContext(StrCat(a->what, ": waiting for its completion"));
+                              .AddContext(StrCat(a->What(), ": waiting for its completion"));
         }
       }
       ++q.complete;
@@ -613,7 +632,7 @@ void QueueScheduler::WorkerMain() {
       for (std::unique_ptr<QueueAction>& a : deferred_) {
         Unwatch(*a);
         Status aborted = AbortedError(
-            StrCat(a->what, ": device ", device_name_,
+            StrCat(a->What(), ": device ", device_name_,
                    " was destroyed while the operation waited for ", DescribeWaits(*a)));
         FailAction(std::move(a), aborted);
       }
@@ -644,7 +663,7 @@ void QueueScheduler::WorkerMain() {
           break;
         case Readiness::kFailed: {
           Unwatch(*a);
-          Status failed = std::move(failure).AddContext(a->what);
+          Status failed = std::move(failure).AddContext(a->What());
           FailAction(std::move(a), std::move(failed));
           break;
         }

@@ -76,9 +76,26 @@ namespace cuhal {
 class Queue;
 class QueueScheduler;
 
+// What a queue operation is, for messages: formatted only when one is needed (a ready
+// submission formats nothing, allocates no string).
+struct QueueOpLabel {
+  enum class Kind : std::uint8_t { kBarrier, kAlloca, kDealloca, kExecute, kNamed };
+  Kind kind = Kind::kNamed;
+  int queue_index = 0;
+  std::size_t count = 0;  // bytes (alloca, dealloca) or transfer commands (execute)
+  MemoryPoolKind pool = MemoryPoolKind::kDeviceLocal;  // alloca
+  // "queue 0: alloca of 4096 bytes from the device-local pool" (empty for kNamed).
+  [[nodiscard]] std::string ToString() const;
+};
+
 // One queue operation (internal to the scheduler and Queue).
 struct QueueAction {
-  std::string what;  // "queue 0: execute (3 commands)"
+  // "queue 0: alloca of 4096 bytes from the device-local pool", from `label` (or `named`).
+  [[nodiscard]] std::string What() const {
+    return label.kind == QueueOpLabel::Kind::kNamed ? named : label.ToString();
+  }
+  QueueOpLabel label;
+  std::string named;  // the whole description, when label.kind is kNamed
   Queue* queue = nullptr;
   std::vector<SemaphoreValue> waits;
   std::vector<SemaphoreValue> signals;
