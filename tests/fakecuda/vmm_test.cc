@@ -272,6 +272,19 @@ TEST_P(VmmTest, AFreeHintIsHonouredAndAnOccupiedOneIsNot) {
   EXPECT_EQ(api().cuMemAddressFree(a, 4 * kG), CUDA_SUCCESS);
 }
 
+// Case "reserve": placement is first fit (a second reservation right after the first; a freed
+// range is taken again without a hint).
+TEST_P(VmmTest, ReservationsArePlacedFirstFit) {
+  CUdeviceptr a = Reserve(4 * kG);
+  CUdeviceptr b = Reserve(4 * kG);
+  EXPECT_EQ(b, a + 4 * kG);
+  ASSERT_EQ(api().cuMemAddressFree(a, 4 * kG), CUDA_SUCCESS);
+  CUdeviceptr c = Reserve(4 * kG);
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(api().cuMemAddressFree(b, 4 * kG), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemAddressFree(c, 4 * kG), CUDA_SUCCESS);
+}
+
 // Cases "reserve" and "bad:address_free_twice".
 TEST_P(VmmTest, AddressFreeTakesExactlyOneWholeReservation) {
   CUdeviceptr a = Reserve(4 * kG);
