@@ -20,6 +20,10 @@ constexpr std::uint64_t kHandleKind = 10;  // low 4 bits of a handle value (Hand
 
 bool Aligned(std::uint64_t v) { return v % VmmModel::kGranularity == 0; }
 
+// Whether [p, p + n) wraps around the address space (UNMEASURED on the H200: refused as
+// CUDA_ERROR_INVALID_VALUE, never walked).
+bool Wraps(std::uintptr_t p, std::size_t n) { return n > UINTPTR_MAX - p; }
+
 std::uintptr_t AlignUp(std::uintptr_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
 bool ValidAccessFlags(unsigned long long f) {
@@ -304,7 +308,7 @@ CUresult VmmModel::Map(CUdeviceptr va, std::size_t size, std::size_t offset,
   const std::uintptr_t res = ReservationOf(va);
   if (res == 0) return CUDA_ERROR_INVALID_VALUE;
   if (offset != 0 || size != h->size) return CUDA_ERROR_NOT_SUPPORTED;
-  if (va + size > kVaBase + region_size_) return CUDA_ERROR_INVALID_VALUE;
+  if (Wraps(va, size) || va + size > kVaBase + region_size_) return CUDA_ERROR_INVALID_VALUE;
   auto it = mappings_.lower_bound(va);
   if (it != mappings_.end() && it->first < va + size) return CUDA_ERROR_INVALID_VALUE;
   if (it != mappings_.begin() && std::prev(it)->first + std::prev(it)->second.size > va) {
@@ -341,7 +345,9 @@ CUresult VmmModel::Unmap(CUdeviceptr va, std::size_t size) {
   st_->mu.AssertHeld();
   // Case "map": the range must start in a reservation and may hold nothing mapped (success);
   // a mapping it covers only in part is CUDA_ERROR_INVALID_VALUE (no partial unmaps).
-  if (size == 0 || !Aligned(va) || !Aligned(size)) return CUDA_ERROR_INVALID_VALUE;
+  if (size == 0 || !Aligned(va) || !Aligned(size) || Wraps(va, size)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   if (ReservationOf(va) == 0) return CUDA_ERROR_INVALID_VALUE;
   const std::uintptr_t end = va + size;
   std::vector<std::uintptr_t> gone;
@@ -377,7 +383,9 @@ CUresult VmmModel::SetAccess(CUdeviceptr va, std::size_t size, const CUmemAccess
   // Case "map": the range must be whole mappings, back to back; each descriptor names a valid
   // device (else CUDA_ERROR_INVALID_VALUE) or the host (CUDA_ERROR_NOT_SUPPORTED for device
   // memory) with valid flags; later descriptors win.
-  if (size == 0 || !Aligned(va) || !Aligned(size)) return CUDA_ERROR_INVALID_VALUE;
+  if (size == 0 || !Aligned(va) || !Aligned(size) || Wraps(va, size)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   std::vector<Mapping*> covered;
   bool device_memory = false;
   for (std::uintptr_t c = va; c < va + size;) {
@@ -493,6 +501,7 @@ CUresult VmmModel::Import(CUmemGenericAllocationHandle* out, void* os_handle,
 
 bool VmmModel::Resolve(std::uintptr_t ptr, std::size_t size, int device, unsigned need,
                        VmmSpan* out) const {
+  if (Wraps(ptr, std::max<std::size_t>(size, 1))) return false;
   const std::uintptr_t end = ptr + std::max<std::size_t>(size, 1);
   out->guards.clear();
   for (std::uintptr_t c = ptr; c < end;) {

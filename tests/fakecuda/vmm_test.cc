@@ -775,6 +775,42 @@ TEST_P(FakeVmmTest, BogusAndStaleHandlesAreInvalidValueNotACrash) {
   EXPECT_EQ(api().cuMemAddressFree(r, kG), CUDA_SUCCESS);
 }
 
+// UNMEASURED on the H200 (not tried there): ranges that wrap around the address space, and a
+// remap of other memory under queued work, are answered, never walked or crashed on.
+TEST_P(FakeVmmTest, WrappingRangesAndRemapsUnderQueuedWorkNeverCrash) {
+  CUmemGenericAllocationHandle h1 = Create(kG), h2 = Create(kG);
+  CUdeviceptr r = Reserve(kG);
+  MapRw(r, kG, h1);
+  const size_t huge = ~size_t{0} - kG + 1;  // granule-aligned, wraps from r
+  CUmemAccessDesc d = Access();
+  EXPECT_EQ(api().cuMemSetAccess(r, huge, &d, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemUnmap(r, huge), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemsetD8(r, 0, ~size_t{0} - 7), CUDA_ERROR_INVALID_VALUE);
+  unsigned char host[16] = {};
+  EXPECT_EQ(api().cuMemcpyHtoD(r + 8, host, ~size_t{0} - 7), CUDA_ERROR_INVALID_VALUE);
+  // A memset queued behind a gate; meanwhile the VA is unmapped and another handle mapped there.
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  static std::atomic<bool> open;
+  open = false;
+  auto gate = [](void*) {
+    while (!open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  ASSERT_EQ(api().cuLaunchHostFunc(s, gate, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD8Async(r, 0x77, kG, s), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemUnmap(r, kG), CUDA_SUCCESS);
+  MapRw(r, kG, h2);
+  ASSERT_EQ(api().cuMemsetD8(r, 0x11, kG), CUDA_SUCCESS);
+  open = true;
+  EXPECT_EQ(api().cuStreamSynchronize(s), CUDA_ERROR_ILLEGAL_ADDRESS)
+      << "the queued memset was for the old mapping";
+  EXPECT_EQ(api().cuMemUnmap(r, kG), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemAddressFree(r, kG), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemRelease(h1), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemRelease(h2), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);  // poisoned; the stream goes too
+}
+
 TEST_P(FakeVmmTest, LiveVmmObjectsAreInTheInventoryAndTheLeakReport) {
   CUmemGenericAllocationHandle h = Create(kG);
   CUdeviceptr r = Reserve(2 * kG);
