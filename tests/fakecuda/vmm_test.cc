@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -809,6 +810,178 @@ TEST_P(FakeVmmTest, WrappingRangesAndRemapsUnderQueuedWorkNeverCrash) {
   EXPECT_EQ(api().cuMemRelease(h1), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemRelease(h2), CUDA_SUCCESS);
   EXPECT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);  // poisoned; the stream goes too
+}
+
+// Seeded random sequences of VMM calls, copies and memsets with arguments right and wrong
+// (live, stale and bogus handles; reserved, unmapped, misaligned and foreign addresses; sizes of
+// whole and partial granules): every call answers, nothing crashes (ASan/UBSan builds), and
+// once everything is unmapped, freed and released, no VMM object is left.
+TEST_P(FakeVmmTest, RandomCallSequencesNeverCrashAndLeaveNothing) {
+  std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+  auto next = [&rng](std::uint64_t n) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n == 0 ? 0 : rng % n;
+  };
+  std::vector<CUmemGenericAllocationHandle> handles = {0, 0x12345678};
+  std::vector<std::pair<CUdeviceptr, size_t>> reservations;
+  std::vector<int> fds;
+  std::vector<std::pair<CUdeviceptr, size_t>> maps;  // every successful cuMemMap
+  std::map<CUmemGenericAllocationHandle, size_t> sizes;  // of the handles cuMemCreate made
+  int created = 0, mapped = 0, copied = 0, accessible = 0;
+  CUdeviceptr buf = 0;
+  ASSERT_EQ(api().cuMemAlloc(&buf, 64 * 1024), CUDA_SUCCESS);
+  std::vector<unsigned char> host(64 * 1024, 3);
+  auto size = [&] {
+    switch (next(4)) {
+      case 0: return kG * (1 + next(3));
+      case 1: return size_t{4096} * next(3);
+      case 2: return kG * (1 + next(3)) + 4096;
+      default: return size_t{0};
+    }
+  };
+  auto handle = [&] { return handles[next(handles.size())]; };
+  auto address = [&]() -> CUdeviceptr {
+    if (reservations.empty() || next(8) == 0) return next(2) ? buf : CUdeviceptr{0};
+    const auto& [base, n] = reservations[next(reservations.size())];
+    switch (next(3)) {
+      case 0: return base;
+      case 1: return base + kG * next(n / kG + 1);
+      default: return base + next(n + kG);
+    }
+  };
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  for (int i = 0; i < 3000; ++i) {
+    CUmemAllocationProp prop = DeviceProp(next(5) == 0 ? 1 : 0);
+    if (next(4) == 0) prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemAccessDesc desc = Access(next(4), next(5) == 0 ? CU_MEM_LOCATION_TYPE_HOST
+                                                        : CU_MEM_LOCATION_TYPE_DEVICE,
+                                  static_cast<int>(next(3)) - 1);
+    CUmemGenericAllocationHandle h = 0;
+    CUdeviceptr p = 0;
+    unsigned long long flags = 0;
+    CUmemLocation loc{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+    switch (next(14)) {
+      case 0:
+        if (const size_t n = size(); api().cuMemCreate(&h, n, &prop, 0) == CUDA_SUCCESS) {
+          handles.push_back(h);
+          sizes[h] = n;
+          ++created;
+        }
+        break;
+      case 1:
+        (void)api().cuMemRelease(handle());
+        break;
+      case 2: {
+        const size_t n = size() * (1 + next(4));
+        if (api().cuMemAddressReserve(&p, n, next(2) ? 0 : kG << next(3),
+                                      next(3) == 0 ? address() : 0, 0) == CUDA_SUCCESS) {
+          reservations.emplace_back(p, n);
+        }
+        break;
+      }
+      case 3:
+        if (!reservations.empty() && next(3) == 0) {
+          const size_t k = next(reservations.size());
+          if (api().cuMemAddressFree(reservations[k].first, next(4) == 0
+                                                                ? size()
+                                                                : reservations[k].second) ==
+              CUDA_SUCCESS) {
+            reservations.erase(reservations.begin() + static_cast<long>(k));
+          }
+        }
+        break;
+      case 4: {
+        const CUdeviceptr va = address();
+        const CUmemGenericAllocationHandle x = handle();
+        const size_t n = sizes.count(x) != 0 && next(4) != 0 ? sizes[x] : size();
+        if (api().cuMemMap(va, n, next(4) == 0 ? kG : 0, x, 0) == CUDA_SUCCESS) {
+          maps.emplace_back(va, n);
+          ++mapped;
+        }
+        break;
+      }
+      case 5:
+        (void)api().cuMemUnmap(address(), size());
+        break;
+      case 6:
+        if (api().cuMemSetAccess(address(), next(2) != 0 && !maps.empty() ? maps.back().second
+                                                                            : size(),
+                                 &desc, 1) == CUDA_SUCCESS) {
+          ++accessible;
+        }
+        break;
+      case 7:
+        (void)api().cuMemGetAccess(&flags, &loc, address());
+        break;
+      case 8:
+        if (api().cuMemRetainAllocationHandle(&h, reinterpret_cast<void*>(address())) ==
+            CUDA_SUCCESS) {
+          handles.push_back(h);
+        }
+        break;
+      case 9:
+        if (api().cuMemcpyHtoD(address(), host.data(), 1 + next(host.size())) == CUDA_SUCCESS) {
+          ++copied;
+        }
+        (void)api().cuMemcpyDtoH(host.data(), address(), next(host.size()));
+        break;
+      case 10:
+        (void)api().cuMemsetD8Async(address(), 7, next(3 * kG), s);
+        break;
+      case 11: {
+        int fd = -1;
+        if (api().cuMemExportToShareableHandle(&fd, handle(),
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                                               0) == CUDA_SUCCESS) {
+          fds.push_back(fd);
+          if (api().cuMemImportFromShareableHandle(
+                  &h, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) == CUDA_SUCCESS) {
+            handles.push_back(h);
+          }
+        }
+        break;
+      }
+      case 12: {
+        unsigned long long v = 0;
+        (void)api().cuPointerGetAttribute(
+            &v, static_cast<CUpointer_attribute>(1 + next(21)), address());
+        break;
+      }
+      default:
+        (void)api().cuMemcpyDtoDAsync(buf, address(), next(64 * 1024), s);
+        break;
+    }
+  }
+  (void)api().cuStreamSynchronize(s);  // may fault: queued work whose mapping went
+  // The sequence reached the calls' successful paths, not only their refusals.
+  RecordProperty("created", created);
+  RecordProperty("mapped", mapped);
+  RecordProperty("accessible", accessible);
+  RecordProperty("copied", copied);
+  EXPECT_GT(created, 20);
+  EXPECT_GT(mapped, 5);
+  EXPECT_GT(accessible, 0);
+  EXPECT_GT(copied, 0);
+  // Each mapping still there is one of those recorded (a later, overlapping one is recorded
+  // too), and its reservation is alive (cuMemAddressFree refuses one with a mapping).
+  for (const auto& [va, n] : maps) (void)api().cuMemUnmap(va, n);
+  for (const auto& [base, n] : reservations) {
+    EXPECT_EQ(api().cuMemAddressFree(base, n), CUDA_SUCCESS);
+  }
+  for (CUmemGenericAllocationHandle x : handles) {
+    while (api().cuMemRelease(x) == CUDA_SUCCESS) {
+    }
+  }
+  for (int fd : fds) close(fd);
+  const fakecuda::Inventory live = fake().LiveObjects();
+  EXPECT_EQ(live.vmm_allocations, 0) << fake().LeakReport();
+  EXPECT_EQ(live.vmm_reservations, 0) << fake().LeakReport();
+  EXPECT_EQ(live.vmm_mappings, 0) << fake().LeakReport();
+  EXPECT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);  // the buffer and the stream too
 }
 
 TEST_P(FakeVmmTest, LiveVmmObjectsAreInTheInventoryAndTheLeakReport) {
