@@ -39,6 +39,9 @@ std::string Inventory::ToString() const {
   add(modules, "module(s)");
   add(graphs, "graph(s)");
   add(graph_execs, "executable graph(s)");
+  add(vmm_allocations, "VMM allocation(s)");
+  add(vmm_reservations, "VMM reservation(s)");
+  add(vmm_mappings, "VMM mapping(s)");
   return os.tellp() > 0 ? os.str() : "none";
 }
 

@@ -70,7 +70,8 @@ bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed)
   const int known = live.contexts + live.primary_retains + live.streams + live.events +
                     live.device_allocations + live.host_allocations + live.host_registrations +
                     live.managed_allocations + live.pools + live.pool_allocations + live.modules +
-                    live.graphs + live.graph_execs;
+                    live.graphs + live.graph_execs + live.vmm_allocations +
+                    live.vmm_reservations + live.vmm_mappings;
   return live.Total() == known && live.contexts <= allowed.contexts &&
          live.primary_retains <= allowed.primary_retains && live.streams <= allowed.streams &&
          live.events <= allowed.events &&
@@ -80,7 +81,10 @@ bool Within(const fakecuda::Inventory& live, const fakecuda::Inventory& allowed)
          live.managed_allocations <= allowed.managed_allocations &&
          live.pools <= allowed.pools && live.pool_allocations <= allowed.pool_allocations &&
          live.modules <= allowed.modules && live.graphs <= allowed.graphs &&
-         live.graph_execs <= allowed.graph_execs;
+         live.graph_execs <= allowed.graph_execs &&
+         live.vmm_allocations <= allowed.vmm_allocations &&
+         live.vmm_reservations <= allowed.vmm_reservations &&
+         live.vmm_mappings <= allowed.vmm_mappings;
 }
 
 // CUHAL_SWEEP_VERBOSE (a boolean, default off).

@@ -9,6 +9,7 @@
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/internal/memory_hooks.h"
+#include "fakecuda/internal/vmm_model.h"
 #include "fakecuda/race/race_detector.h"
 
 using fakecuda::Allocation;
@@ -23,21 +24,52 @@ namespace fakecuda {
 // Addresses at or above this are fake device addresses (never host memory).
 constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
 
+// How a copy or memset uses the bytes it resolves (VMM access flags, vmm_model.h).
+constexpr unsigned kRead = CU_MEM_ACCESS_FLAGS_PROT_READ;
+constexpr unsigned kWrite = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+
 // Where the bytes of [ptr, ptr + size) live on the host.
 struct Resolved {
   std::byte* data = nullptr;
   Allocation* allocation = nullptr;  // null for pageable host memory
+  // VMM memory: the access of each mapping touched, checked again when the work runs (an unmap
+  // or an access change in between makes it fail with CUDA_ERROR_ILLEGAL_ADDRESS, as on the
+  // H200), for the current context's device and the access needed.
+  VmmSpan vmm;
+  int vmm_device = 0;
+  unsigned vmm_need = 0;
 };
 
-// Resolves a pointer the device may access (device, pool, pinned, registered, managed memory).
-CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out)
-    CUHAL_REQUIRES(st->mu) {
+// Resolves a pointer the device may access (device, pool, pinned, registered, managed memory,
+// and VMM mappings the current context's device may access with `need`, also across adjacent
+// mappings; measured: anything else, or a range reaching past them, is CUDA_ERROR_INVALID_VALUE,
+// with nothing moved).
+CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out,
+                       unsigned need = kRead) CUHAL_REQUIRES(st->mu) {
   Allocation* a = st->FindAllocation(ptr, 1);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (a->type == MemoryType::kVmm) {
+    const Context* ctx = st->CurrentContext();
+    const int device = ctx != nullptr ? ctx->device : 0;
+    if (!st->vmm().Resolve(ptr, size, device, need, &out->vmm)) return CUDA_ERROR_INVALID_VALUE;
+    out->allocation = a;
+    out->data = out->vmm.data;
+    out->vmm_device = device;
+    out->vmm_need = need;
+    return CUDA_SUCCESS;
+  }
   if (size > a->size - (ptr - a->base)) return CUDA_ERROR_INVALID_VALUE;
   out->allocation = a;
   out->data = a->data + (ptr - a->base);
   return CUDA_SUCCESS;
+}
+
+// Whether the VMM mappings `r` touches still allow its access (checked when queued work runs).
+bool StillAccessible(const Resolved& r) {
+  for (const auto& g : r.vmm.guards) {
+    if (!g->Allows(r.vmm_device, r.vmm_need)) return false;
+  }
+  return true;
 }
 
 // Resolves a pointer the host passes as host memory: known host allocations are bounds-checked,
@@ -48,7 +80,8 @@ CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved*
   auto ptr = reinterpret_cast<std::uintptr_t>(p);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (Allocation* a = st->FindAllocation(ptr, 1)) {
-    if (a->type == MemoryType::kDevice || a->type == MemoryType::kPool) {
+    if (a->type == MemoryType::kDevice || a->type == MemoryType::kPool ||
+        a->type == MemoryType::kVmm) {
       return CUDA_ERROR_INVALID_VALUE;
     }
     if (size > a->size - (ptr - a->base)) return CUDA_ERROR_INVALID_VALUE;
@@ -63,9 +96,9 @@ CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved*
 }
 
 // Unified addressing (cuMemcpy, cuMemcpyAsync): either kind.
-CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out)
-    CUHAL_REQUIRES(st->mu) {
-  if (ptr >= kDeviceVaBase) return ResolveDevice(st, ptr, size, out);
+CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out,
+                    unsigned need = kRead) CUHAL_REQUIRES(st->mu) {
+  if (ptr >= kDeviceVaBase) return ResolveDevice(st, ptr, size, out, need);
   return ResolveHost(st, reinterpret_cast<const void*>(ptr), size, out);
 }
 
@@ -73,7 +106,8 @@ bool IsPageable(const Resolved& r) { return r.allocation == nullptr; }
 
 bool DeviceSide(const Resolved& r) {
   return r.allocation != nullptr &&
-         (r.allocation->type == MemoryType::kDevice || r.allocation->type == MemoryType::kPool);
+         (r.allocation->type == MemoryType::kDevice || r.allocation->type == MemoryType::kPool ||
+          r.allocation->type == MemoryType::kVmm);
 }
 
 // Queues a copy on `s`. A pageable source is staged at call time and a pageable destination
@@ -86,15 +120,33 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
   op.what = what;
   op.cost_us = DriverState::CopyCostUs(n, DeviceSide(dst) && DeviceSide(src));
   std::byte* d = dst.data;
+  // VMM memory unmapped (or made inaccessible) before the op runs: a fault, sticky.
+  std::shared_ptr<std::pair<Resolved, Resolved>> guards;
+  const bool vmm = !dst.vmm.guards.empty() || !src.vmm.guards.empty();
+  if (vmm) {
+    guards = std::make_shared<std::pair<Resolved, Resolved>>();
+    guards->first.vmm = dst.vmm;
+    guards->first.vmm_device = dst.vmm_device;
+    guards->first.vmm_need = dst.vmm_need;
+    guards->second.vmm = src.vmm;
+    guards->second.vmm_device = src.vmm_device;
+    guards->second.vmm_need = src.vmm_need;
+  }
   if (IsPageable(src)) {
     auto staged = std::make_shared<std::vector<std::byte>>(src.data, src.data + n);
-    op.body = [d, staged] {
+    op.body = [d, staged, guards, vmm] {
+      if (vmm && (!StillAccessible(guards->first) || !StillAccessible(guards->second))) {
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+      }
       EngineMove(d, staged->data(), staged->size());
       return CUDA_SUCCESS;
     };
   } else {
     std::byte* from = src.data;
-    op.body = [d, from, n] {
+    op.body = [d, from, n, guards, vmm] {
+      if (vmm && (!StillAccessible(guards->first) || !StillAccessible(guards->second))) {
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+      }
       EngineMove(d, from, n);
       return CUDA_SUCCESS;
     };
@@ -120,13 +172,21 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
     CUHAL_REQUIRES(st->mu) {
   if (dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
   Resolved r;
-  if (CUresult e = ResolveDevice(st, dst, count * elem, &r); e != CUDA_SUCCESS) return e;
+  if (CUresult e = ResolveDevice(st, dst, count * elem, &r, kWrite); e != CUDA_SUCCESS) return e;
   if (count == 0) return CUDA_SUCCESS;
   Op op;
   op.what = what;
   op.cost_us = DriverState::MemsetCostUs(count * elem);
   std::byte* d = r.data;
-  op.body = [d, value, elem, count] {
+  std::shared_ptr<Resolved> guard;
+  if (!r.vmm.guards.empty()) {
+    guard = std::make_shared<Resolved>();
+    guard->vmm = r.vmm;
+    guard->vmm_device = r.vmm_device;
+    guard->vmm_need = r.vmm_need;
+  }
+  op.body = [d, value, elem, count, guard] {
+    if (guard != nullptr && !StillAccessible(*guard)) return CUDA_ERROR_ILLEGAL_ADDRESS;
     EngineFill(d, value, elem, count);
     return CUDA_SUCCESS;
   };
@@ -255,6 +315,7 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdevic
   FAKECUDA_REQUIRE_CONTEXT()
   Allocation* a = st->FindAllocation(dptr, 1);
   if (a == nullptr) return CUDA_ERROR_NOT_FOUND;
+  if (a->type == MemoryType::kVmm) return st->vmm().AddressRange(pbase, psize, dptr, ctx->device);
   if (pbase != nullptr) *pbase = a->base;
   if (psize != nullptr) *psize = a->size;
   return CUDA_SUCCESS;
@@ -435,7 +496,7 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) tr
   FAKECUDA_ENTER(cuMemcpy)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpy");
@@ -453,7 +514,7 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
   }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveAny(st, dst, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveAny(st, src, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyAsync");
@@ -465,7 +526,7 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t
   FAKECUDA_ENTER(cuMemcpyHtoD)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyHtoD");
@@ -489,7 +550,7 @@ CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
   FAKECUDA_ENTER(cuMemcpyDtoD)
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   // Device-to-device copies are asynchronous with respect to the host, even this one.
@@ -509,7 +570,7 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, s
   }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveHost(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyHtoDAsync");
@@ -546,7 +607,7 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
   }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyDtoDAsync");
@@ -562,7 +623,7 @@ CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdev
   }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, CU_STREAM_LEGACY)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, true, "cuMemcpyPeer");
@@ -584,7 +645,7 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
   }
   FAKECUDA_REQUIRE_CONTEXT()
   Resolved d, s;
-  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ResolveDevice(st, dstDevice, ByteCount, &d, fakecuda::kWrite); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ResolveDevice(st, srcDevice, ByteCount, &s); e != CUDA_SUCCESS) return e;
   FAKECUDA_STREAM_OR_RETURN(stream, hStream)
   return fakecuda::EnqueueCopy(st, stream, d, s, ByteCount, false, "cuMemcpyPeerAsync");
@@ -673,6 +734,10 @@ CUresult PointerAttribute(DriverState* st, void* data, CUpointer_attribute attri
                           CUdeviceptr ptr) CUHAL_REQUIRES(st->mu) {
   Allocation* a = st->FindAllocation(ptr, 1);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (a->type == MemoryType::kVmm) {
+    const Context* ctx = st->CurrentContext();
+    return st->vmm().PointerAttribute(data, attribute, ptr, ctx != nullptr ? ctx->device : 0);
+  }
   bool device = a->type == MemoryType::kDevice || a->type == MemoryType::kPool;
   switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:

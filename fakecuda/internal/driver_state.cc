@@ -11,6 +11,7 @@
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
+#include "fakecuda/internal/vmm_model.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/virtual_clock.h"
@@ -46,6 +47,11 @@ PoolModel& DriverState::pools() {
 ModuleModel& DriverState::modules() {
   if (modules_ == nullptr) modules_ = std::make_unique<ModuleModel>();
   return *modules_;
+}
+
+VmmModel& DriverState::vmm() {
+  if (vmm_ == nullptr) vmm_ = std::make_unique<VmmModel>(this);
+  return *vmm_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -183,10 +189,12 @@ Inventory DriverState::CountLive() const {
       case MemoryType::kRegisteredHost: ++inv.host_registrations; break;
       case MemoryType::kManaged: ++inv.managed_allocations; break;
       case MemoryType::kPool: ++inv.pool_allocations; break;
+      case MemoryType::kVmm: ++inv.vmm_mappings; break;
     }
   }
   ModulesCountLive(*this, &inv);
   if (graphs_ != nullptr) graphs_->CountLive(&inv);
+  if (vmm_ != nullptr) vmm_->CountLive(&inv);
   return inv;
 }
 
@@ -216,6 +224,7 @@ std::string DriverState::DescribeLive() const {
   os << PoolsDescribe(*this);
   os << ModulesDescribe(*this);
   if (graphs_ != nullptr) os << graphs_->Describe();
+  if (vmm_ != nullptr) os << vmm_->Describe();
   return os.str();
 }
 

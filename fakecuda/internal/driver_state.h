@@ -12,7 +12,9 @@
 //                 budget;
 //   - pools()     PoolModel: memory pools (fakecuda/internal/mem_pool.h);
 //   - modules()   ModuleModel: modules, functions (fakecuda/internal/module_model.h);
-//   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h).
+//   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h);
+//   - vmm()       VmmModel: virtual memory management, physical allocations, reservations and
+//                 mappings (fakecuda/internal/vmm_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -91,6 +93,7 @@ struct Module;
 class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
 class GraphModel;   // fakecuda/internal/graph_model.h
+class VmmModel;     // fakecuda/internal/vmm_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
@@ -141,6 +144,10 @@ class DriverState {
   const ModuleModel* modules_if_used() const CUHAL_REQUIRES(mu) { return modules_.get(); }
   // Graphs, their nodes and executable graphs.
   GraphModel& graphs() CUHAL_REQUIRES(mu);
+  // Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap, ...).
+  VmmModel& vmm() CUHAL_REQUIRES(mu);
+  // The VMM model when some VMM call has been made, else null.
+  const VmmModel* vmm_if_used() const CUHAL_REQUIRES(mu) { return vmm_.get(); }
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -284,6 +291,7 @@ class DriverState {
   std::unique_ptr<PoolModel> pools_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<VmmModel> vmm_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);

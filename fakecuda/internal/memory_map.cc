@@ -68,7 +68,8 @@ void MemoryMap::Release(std::uintptr_t base) {
 }
 
 void MemoryMap::FreeOwnedBacking(const Allocation& a) {
-  if (a.type != MemoryType::kRegisteredHost && a.type != MemoryType::kPool) {
+  if (a.type != MemoryType::kRegisteredHost && a.type != MemoryType::kPool &&
+      a.type != MemoryType::kVmm) {
     FreeBacking(a.data, a.mmapped, a.mapped_size);
   }
 }

@@ -8,7 +8,8 @@
 //     pointer find the allocation containing it (Find).
 //  2. The map owns the host backing of device, pinned-host and managed allocations (and module
 //     variables, which are device allocations); it never frees registered host memory (the
-//     user's) or pool allocations (their backing belongs to the pool's span, mem_pool.h).
+//     user's), pool allocations (their backing belongs to the pool's span, mem_pool.h) or VMM
+//     mappings (their memory belongs to the VMM model, vmm_model.h).
 //  3. It knows nothing of devices: the device-memory accounting (Device::bytes_in_use) is done
 //     by its owner, DriverState::ReleaseAllocation, which is the only way memory leaves while
 //     the driver runs.
@@ -22,7 +23,8 @@
 
 namespace fakecuda {
 
-enum class MemoryType { kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool };
+// kVmm: one cuMemMap mapping (fakecuda/internal/vmm_model.h owns its record and its memory).
+enum class MemoryType { kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool, kVmm };
 
 struct Allocation {
   std::uint64_t id = 0;
