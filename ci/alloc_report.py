@@ -29,7 +29,7 @@ FOOTPRINT_FIELDS = ("trace", "config", "steps", "differing_steps", "fake_reserve
                     "real_reserved_high", "fake_used_high", "real_used_high")
 MIB = 1024 * 1024
 # trace/replay.h's order (ReplayAllocatorKinds); others after them, by name.
-ALLOCATORS = ("driver-pool", "core", "core-pool", "pytorch")
+ALLOCATORS = ("driver-pool", "core", "core-expandable", "core-pool", "pytorch")
 
 
 def read_bench(path):

@@ -142,8 +142,8 @@ int main(int argc, char** argv) {
   replay
       ->add_option("--allocator", replay_options.allocators,
                    "Allocators to replay on (repeatable, or a comma list): driver-pool, core, "
-                   "core-pool, pytorch, or all (default: every one available here; the others "
-                   "are reported as skipped)")
+                   "core-expandable, core-pool, pytorch, or all (default: every one available "
+                   "here; the others are reported as skipped)")
       ->delimiter(',');
   replay->add_option("--repeat", replay_options.repeat, "Timing passes per allocator")
       ->check(CLI::Range(1, 1000))

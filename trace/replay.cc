@@ -21,8 +21,9 @@
 namespace cuhal::trace {
 namespace {
 
-constexpr std::array<ReplayAllocatorKind, 4> kKinds = {
-    ReplayAllocatorKind::kDriverPool, ReplayAllocatorKind::kCore, ReplayAllocatorKind::kCorePool,
+constexpr std::array<ReplayAllocatorKind, 5> kKinds = {
+    ReplayAllocatorKind::kDriverPool, ReplayAllocatorKind::kCore,
+    ReplayAllocatorKind::kCoreExpandable, ReplayAllocatorKind::kCorePool,
     ReplayAllocatorKind::kPyTorch};
 
 constexpr std::uint64_t kKeepEverything = std::numeric_limits<std::uint64_t>::max();
@@ -162,14 +163,19 @@ class CoreReplayAllocator : public ReplayAllocator {
   BufferSlots buffers_;
 };
 
-// core: cuhal::CachingAllocator.
+// core and core-expandable: cuhal::CachingAllocator (classic or expandable segments).
 class CoreCachingAllocator final : public CoreReplayAllocator {
  public:
   static StatusOr<std::unique_ptr<ReplayAllocator>> Create(const ReplayTarget& target,
-                                                           const CudaApi* api, int streams) {
-    std::unique_ptr<CoreCachingAllocator> a(new CoreCachingAllocator(api, target.context));
-    CUHAL_ASSIGN_OR_RETURN(a->allocator_,
-                           CachingAllocator::Create(api, target.context, target.device));
+                                                           const CudaApi* api, int streams,
+                                                           bool expandable) {
+    std::unique_ptr<CoreCachingAllocator> a(new CoreCachingAllocator(
+        expandable ? ReplayAllocatorKind::kCoreExpandable : ReplayAllocatorKind::kCore, api,
+        target.context));
+    CUHAL_ASSIGN_OR_RETURN(
+        a->allocator_,
+        CachingAllocator::Create(api, target.context, target.device,
+                                 CachingAllocatorParams{.expandable_segments = expandable}));
     a->set_core(a->allocator_.get());
     CUHAL_RETURN_IF_ERROR(a->CreateStreams(streams));
     return std::unique_ptr<ReplayAllocator>(std::move(a));
@@ -179,8 +185,8 @@ class CoreCachingAllocator final : public CoreReplayAllocator {
   CoreCachingAllocator& operator=(const CoreCachingAllocator&) = delete;  // ditto
 
  private:
-  CoreCachingAllocator(const CudaApi* api, CUcontext context)
-      : CoreReplayAllocator(ReplayAllocatorKind::kCore, api, context) {}
+  CoreCachingAllocator(ReplayAllocatorKind kind, const CudaApi* api, CUcontext context)
+      : CoreReplayAllocator(kind, api, context) {}
 
   StatusOr<ReplayFootprint> DoFootprint() const override {
     const CachingAllocatorStatistics s = allocator_->CacheStatistics();
@@ -327,6 +333,8 @@ std::string_view ReplayAllocatorName(ReplayAllocatorKind kind) noexcept {
       return "driver-pool";
     case ReplayAllocatorKind::kCore:
       return "core";
+    case ReplayAllocatorKind::kCoreExpandable:
+      return "core-expandable";
     case ReplayAllocatorKind::kCorePool:
       return "core-pool";
     case ReplayAllocatorKind::kPyTorch:
@@ -575,7 +583,9 @@ StatusOr<std::unique_ptr<ReplayAllocator>> CreateReplayAllocator(ReplayAllocator
       case ReplayAllocatorKind::kDriverPool:
         return DriverPoolAllocator::Create(target, api, streams);
       case ReplayAllocatorKind::kCore:
-        return CoreCachingAllocator::Create(target, api, streams);
+        return CoreCachingAllocator::Create(target, api, streams, /*expandable=*/false);
+      case ReplayAllocatorKind::kCoreExpandable:
+        return CoreCachingAllocator::Create(target, api, streams, /*expandable=*/true);
       case ReplayAllocatorKind::kCorePool:
         return CorePoolAllocator::Create(target, api, streams);
       case ReplayAllocatorKind::kPyTorch:

@@ -9,6 +9,9 @@
 //                cuMemFreeAsync; reserved/used from CU_MEMPOOL_ATTR_{RESERVED,USED}_MEM_*;
 //   core         cuhal::CachingAllocator (core/memory/caching_allocator.h), AllocateOnStream /
 //                ReleaseOnStream; reserved/used from its CacheStatistics;
+//   core-expandable  the same with CachingAllocatorParams::expandable_segments (VMM pages mapped
+//                at the end of one range per size class; classic segments where the driver has
+//                no VMM);
 //   core-pool    cuhal::CudaAllocator's queue-ordered path over the device's MemoryPools (the
 //                device-local pool, release threshold UINT64_MAX); reserved/used from the pool;
 //   pytorch      PyTorch's CUDACachingAllocator (raw_alloc_with_stream / raw_delete), only in
@@ -58,13 +61,13 @@
 
 namespace cuhal::trace {
 
-enum class ReplayAllocatorKind { kDriverPool, kCore, kCorePool, kPyTorch };
+enum class ReplayAllocatorKind { kDriverPool, kCore, kCoreExpandable, kCorePool, kPyTorch };
 
-// "driver-pool", "core", "core-pool", "pytorch".
+// "driver-pool", "core", "core-expandable", "core-pool", "pytorch".
 [[nodiscard]] std::string_view ReplayAllocatorName(ReplayAllocatorKind kind) noexcept;
 // Every kind, in the order `--allocator all` runs them.
 [[nodiscard]] std::span<const ReplayAllocatorKind> ReplayAllocatorKinds() noexcept;
-// "driver-pool, core, core-pool, pytorch".
+// "driver-pool, core, core-expandable, core-pool, pytorch".
 [[nodiscard]] std::string ReplayAllocatorNames();
 // The kind named `name`; INVALID_ARGUMENT listing the valid names otherwise.
 [[nodiscard]] StatusOr<ReplayAllocatorKind> ParseReplayAllocator(std::string_view name);

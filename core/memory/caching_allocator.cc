@@ -49,6 +49,19 @@
 // idle segments are freed down to the release threshold) and the allocation is tried once more;
 // a second failure is RESOURCE_EXHAUSTED naming the size, the stream, reserved and used bytes.
 //
+// Expandable segments (CachingAllocatorParams::expandable_segments, when the driver has VMM):
+// each size class has one RANGE instead of segments: a Segment whose virtual addresses are
+// reserved once (cuMemAddressReserve, the device's memory size) and whose `size` is the mapped
+// prefix, a whole number of pages (cuMemCreate of the VMM granularity each, cuMemMap,
+// cuMemSetAccess); its blocks tile that prefix (I1 with `size` the mapped bytes; an empty range
+// has no blocks). A miss maps the pages the request lacks at the end, extending the free block
+// that ends the range when it belongs to the requesting cache or to the idle cache (idle memory
+// is usable by any stream), else as a new block after it. Giving memory back unmaps whole pages
+// at the end covered by an idle free block (I5: only host-idle memory), never pages inside the
+// range; reserved_current counts mapped pages. A failed map unmaps and releases what it mapped;
+// CUDA_ERROR_OUT_OF_MEMORY from cuMemCreate is retried once after giving back the cache, as
+// cuMemAlloc's is.
+//
 // Events: one pool (events_) of CU_EVENT_DISABLE_TIMING events, made on first need. An event is
 // ready for reuse as soon as the wait on it is enqueued (cuStreamWaitEvent captures the record
 // current at the call) or its query returned, so in practice the pool holds one event.
@@ -103,10 +116,14 @@ struct Block {
 
 struct Segment {
   CUdeviceptr ptr = 0;
-  std::size_t size = 0;
+  std::size_t size = 0;  // an expandable range: the mapped bytes
   bool small = false;
   std::size_t index = 0;  // position in CachingAllocator::segments_
-  Block* head = nullptr;
+  Block* head = nullptr;  // null only for an expandable range with nothing mapped
+  // Expandable ranges only: the reserved bytes and the mapped pages' handles, in address order.
+  bool expandable = false;
+  std::size_t reserved = 0;
+  std::vector<CUmemGenericAllocationHandle> pages;
 };
 
 // The free blocks of one size class of one cache, binned by size.
@@ -254,6 +271,10 @@ CachingAllocator::~CachingAllocator() {
   // A failed free or destroy is reported and tried once more (a transient failure then leaks
   // nothing).
   for (std::unique_ptr<Segment>& segment : segments_) {
+    if (segment->expandable) {
+      DestroyExpandable(segment.get());
+      continue;
+    }
     for (int attempt = 0; attempt < 2; ++attempt) {
       ++stats_.driver_frees;
       Status freed = CUHAL_CU(api_, cuMemFree, segment->ptr);
@@ -492,6 +513,9 @@ Status CachingAllocator::ReclaimCompleted(std::size_t rounded) {
 }
 
 StatusOr<Block*> CachingAllocator::Grow(StreamCache* owner, std::size_t rounded) {
+  CUHAL_ASSIGN_OR_RETURN(const bool expandable, UseExpandable(),
+                         "deciding on expandable segments for ", rounded, " bytes");
+  if (expandable) return GrowExpandable(owner, rounded);
   const std::size_t segment_size = ci::SegmentSizeFor(rounded);
   const StreamCache* const idle = idle_.get();  // lambdas are outside the lock analysis
   const auto context = [&] {
@@ -553,6 +577,286 @@ StatusOr<Block*> CachingAllocator::Grow(StreamCache* owner, std::size_t rounded)
     return std::move(exited).AddContext(context());  // the segment stays cached
   }
   return b;
+}
+
+namespace {
+
+CUmemAllocationProp PageProperties(int ordinal) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = ordinal;
+  return prop;
+}
+
+}  // namespace
+
+StatusOr<bool> CachingAllocator::UseExpandable() {
+  if (expandable_ != Expandable::kUndecided) return expandable_ == Expandable::kYes;
+  expandable_ = Expandable::kNo;
+  if (!params_.expandable_segments) return false;
+  const CudaApi& a = *api_;
+  if (a.cuMemGetAllocationGranularity == nullptr || a.cuMemCreate == nullptr ||
+      a.cuMemRelease == nullptr || a.cuMemAddressReserve == nullptr ||
+      a.cuMemAddressFree == nullptr || a.cuMemMap == nullptr || a.cuMemUnmap == nullptr ||
+      a.cuMemSetAccess == nullptr || a.cuDeviceGetAttribute == nullptr) {
+    return false;  // classic segments: the table has no VMM
+  }
+  int supported = 0;
+  Status asked = CUHAL_CU(api_, cuDeviceGetAttribute, &supported,
+                          CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device_.device);
+  if (!asked.ok()) {
+    expandable_ = Expandable::kUndecided;  // asked again next time
+    return asked;
+  }
+  if (supported == 0) return false;
+  const CUmemAllocationProp prop = PageProperties(device_.ordinal);
+  std::size_t granularity = 0;
+  Status sized = CUHAL_CU(api_, cuMemGetAllocationGranularity, &granularity, &prop,
+                          CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+  if (!sized.ok()) {
+    expandable_ = Expandable::kUndecided;
+    return sized;
+  }
+  if (granularity == 0 || granularity % ci::kGranule != 0) {
+    return InternalError(StrCat("cuMemGetAllocationGranularity answered ", granularity,
+                                " bytes, not a multiple of ", ci::kGranule));
+  }
+  page_size_ = granularity;
+  expandable_ = Expandable::kYes;
+  stats_.expandable = true;
+  return true;
+}
+
+Status CachingAllocator::MapPages(Segment* segment, std::size_t count, bool* out_of_memory) {
+  *out_of_memory = false;
+  const CUmemAllocationProp prop = PageProperties(device_.ordinal);
+  const CUdeviceptr start = segment->ptr + segment->size;
+  const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
+  Status failed;
+  // Undoes what this call mapped (newest first); a failure there is reported, the rest goes on.
+  const auto unwind = [&](std::size_t mapped_here) {
+    for (std::size_t i = mapped_here; i-- > 0;) {
+      const CUdeviceptr at = start + i * page;
+      ReportDroppedStatus(CUHAL_CU(api_, cuMemUnmap, at, page)
+                              .AddContext("undoing a failed growth of an expandable range"));
+      ReportDroppedStatus(CUHAL_CU(api_, cuMemRelease, segment->pages.back())
+                              .AddContext("undoing a failed growth of an expandable range"));
+      segment->pages.pop_back();
+    }
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    CUmemGenericAllocationHandle handle = 0;
+    ++stats_.driver_allocations;
+    const CUresult created = api_->cuMemCreate(&handle, page, &prop, 0);
+    if (created != CUDA_SUCCESS) {
+      *out_of_memory = created == CUDA_ERROR_OUT_OF_MEMORY;
+      failed = CudaResultToStatus(api_, created, "cuMemCreate");
+      unwind(i);
+      return failed;
+    }
+    ++stats_.page_maps;
+    if (Status mapped = CUHAL_CU(api_, cuMemMap, start + i * page, page, 0, handle, 0);
+        !mapped.ok()) {
+      ReportDroppedStatus(CUHAL_CU(api_, cuMemRelease, handle)
+                              .AddContext("releasing a page that could not be mapped"));
+      unwind(i);
+      return mapped;
+    }
+    segment->pages.push_back(handle);
+  }
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = device_.ordinal;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (Status opened = CUHAL_CU(api_, cuMemSetAccess, start, count * page, &access, 1);
+      !opened.ok()) {
+    unwind(count);
+    return opened;
+  }
+  return OkStatus();
+}
+
+StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_t rounded) {
+  const int cls = ci::IsSmall(rounded) ? 0 : 1;
+  StreamCache* const idle = idle_.get();
+  const auto context = [&] {
+    return StrCat("growing the ", cls == 0 ? "small" : "large", " expandable range for ",
+                  rounded, " bytes on ", ci::Where(owner == idle ? nullptr : owner));
+  };
+  CUHAL_ASSIGN_OR_RETURN(ContextScope scope, ContextScope::Enter(api_, context_), context(),
+                         ": ", ci::kEnterContext);
+  Segment* range = ranges_[cls];
+  if (range == nullptr) {
+    const std::size_t reserve = ci::RoundUp(std::max(device_.total_memory, page_size_), page_size_);
+    CUdeviceptr ptr = 0;
+    CUHAL_RETURN_IF_ERROR(CUHAL_CU(api_, cuMemAddressReserve, &ptr, reserve, 0, 0, 0), context(),
+                          ": reserving ", reserve, " bytes of addresses");
+    auto segment = std::make_unique<Segment>();
+    segment->ptr = ptr;
+    segment->small = cls == 0;
+    segment->expandable = true;
+    segment->reserved = reserve;
+    segment->index = segments_.size();
+    range = ranges_[cls] = segment.get();
+    segments_.push_back(std::move(segment));
+    ++stats_.segments_current;
+  }
+  // The free block that ends the range, when this request may extend it.
+  const auto extendable = [&]() -> Block* {
+    Block* tail = range->head;
+    while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+    if (tail == nullptr || tail->allocated) return nullptr;
+    return tail->owner == owner || tail->owner == idle ? tail : nullptr;
+  };
+  const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
+  const auto lacking = [&](const Block* tail) {
+    const std::size_t have = tail == nullptr ? 0 : tail->size;
+    return ci::RoundUp(rounded - std::min(rounded, have), page) / page;
+  };
+  std::size_t count = lacking(extendable());
+  if (range->size + count * page_size_ > range->reserved) {
+    return Status(StatusCode::kResourceExhausted,
+                  StrCat(context(), ": the range's ", range->reserved,
+                         " reserved bytes are all mapped"));
+  }
+  bool out_of_memory = false;
+  Status mapped = MapPages(range, count, &out_of_memory);
+  if (!mapped.ok() && out_of_memory) {
+    const std::uint64_t keep =
+        params_.release_threshold == std::numeric_limits<std::uint64_t>::max()
+            ? 0
+            : params_.release_threshold;
+    Status released = ReleaseCached(keep);
+    if (!released.ok()) {
+      ReportDroppedStatus(std::move(released).AddContext(
+          StrCat(context(), ": giving back cached memory after CUDA_ERROR_OUT_OF_MEMORY")));
+    }
+    count = lacking(extendable());  // giving back may have unmapped the tail
+    mapped = MapPages(range, count, &out_of_memory);
+    if (!mapped.ok() && out_of_memory) {
+      return Status(StatusCode::kResourceExhausted,
+                    StrCat(context(), ": out of device memory after giving back the cache (",
+                           stats_.reserved_current, " bytes reserved, ", stats_.used_current,
+                           " bytes used): ", mapped.message()));
+    }
+  }
+  CUHAL_RETURN_IF_ERROR(mapped, context(), ": mapping ", count, " page(s) of ", page_size_,
+                        " bytes");
+  const std::size_t grown = count * page_size_;
+  Block* tail = extendable();
+  if (tail != nullptr) {
+    StreamCache* from = tail->owner;
+    ci::Remove(from->lists[cls], tail);
+    --from->free_blocks;
+    from->free_bytes -= tail->size;
+    tail->size += grown;
+  } else {
+    Block* last = range->head;
+    while (last != nullptr && last->next != nullptr) last = last->next;
+    tail = NewBlock();
+    tail->ptr = range->ptr + range->size;
+    tail->size = grown;
+    tail->segment = range;
+    tail->prev = last;
+    if (last != nullptr) {
+      last->next = tail;
+    } else {
+      range->head = tail;
+    }
+  }
+  range->size += grown;
+  stats_.reserved_current += grown;
+  stats_.reserved_high = std::max(stats_.reserved_high, stats_.reserved_current);
+  tail->owner = owner;
+  ci::Insert(owner->lists[cls], tail);
+  ++owner->free_blocks;
+  owner->free_bytes += tail->size;
+  if (Status exited = scope.Exit(); !exited.ok()) {
+    return std::move(exited).AddContext(context());  // the pages stay mapped and cached
+  }
+  return tail;
+}
+
+std::size_t CachingAllocator::IdleTailPages(const Segment* segment) const {
+  const Block* tail = segment->head;
+  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+  if (tail == nullptr || tail->allocated || tail->owner != idle_.get()) return 0;
+  const std::size_t offset = static_cast<std::size_t>(tail->ptr - segment->ptr);
+  return (segment->size - ci::RoundUp(offset, page_size_)) / page_size_;
+}
+
+Status CachingAllocator::UnmapIdleTail(Segment* segment, std::size_t count,
+                                       std::uint64_t* released) {
+  *released = 0;
+  count = std::min(count, IdleTailPages(segment));
+  if (count == 0) return OkStatus();
+  Block* tail = segment->head;
+  while (tail->next != nullptr) tail = tail->next;
+  const int cls = segment->small ? 0 : 1;
+  StreamCache* idle = idle_.get();
+  ci::Remove(idle->lists[cls], tail);
+  --idle->free_blocks;
+  idle->free_bytes -= tail->size;
+  Status first;
+  for (std::size_t i = 0; i < count; ++i) {
+    const CUdeviceptr at = segment->ptr + segment->size - page_size_;
+    ++stats_.page_unmaps;
+    if (Status unmapped = CUHAL_CU(api_, cuMemUnmap, at, page_size_); !unmapped.ok()) {
+      first = std::move(unmapped).AddContext("giving back a page of an expandable range");
+      break;  // the page stays mapped and cached: destruction tries again
+    }
+    ++stats_.driver_frees;
+    Status freed = CUHAL_CU(api_, cuMemRelease, segment->pages.back());
+    if (!freed.ok()) {
+      ++stats_.driver_frees;
+      freed = CUHAL_CU(api_, cuMemRelease, segment->pages.back());  // once more, then reported
+      if (!freed.ok()) {
+        ReportDroppedStatus(std::move(freed).AddContext(
+            "releasing an unmapped page of an expandable range (its memory leaks)"));
+      }
+    }
+    segment->pages.pop_back();
+    segment->size -= page_size_;
+    tail->size -= page_size_;
+    stats_.reserved_current -= page_size_;
+    *released += page_size_;
+  }
+  if (tail->size == 0) {
+    if (tail->prev != nullptr) {
+      tail->prev->next = nullptr;
+    } else {
+      segment->head = nullptr;
+    }
+    DeleteBlock(tail);
+  } else {
+    ci::Insert(idle->lists[cls], tail);
+    ++idle->free_blocks;
+    idle->free_bytes += tail->size;
+  }
+  return first;
+}
+
+void CachingAllocator::DestroyExpandable(Segment* segment) {
+  const auto twice = [&](const auto& call, const char* what) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Status done = call();
+      if (done.ok()) return;
+      ReportDroppedStatus(std::move(done).AddContext(
+          StrCat("destroying the caching allocator: ", what, " of an expandable range")));
+    }
+  };
+  const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
+  for (std::size_t i = segment->pages.size(); i-- > 0;) {
+    const CUdeviceptr at = segment->ptr + i * page;
+    ++stats_.page_unmaps;
+    twice([&] { return CUHAL_CU(api_, cuMemUnmap, at, page); }, "unmapping a page");
+    ++stats_.driver_frees;
+    twice([&] { return CUHAL_CU(api_, cuMemRelease, segment->pages[i]); }, "releasing a page");
+  }
+  segment->pages.clear();
+  twice([&] { return CUHAL_CU(api_, cuMemAddressFree, segment->ptr, segment->reserved); },
+        "freeing the addresses");
 }
 
 Status CachingAllocator::FreeSegment(Segment* segment) {
@@ -617,7 +921,12 @@ Status CachingAllocator::ReleaseCached(std::uint64_t keep) {
   // 2. Idle segments (one free idle block), largest first, until at most `keep` bytes stay.
   std::vector<Segment*> idle_segments;
   std::uint64_t cached = 0;
+  std::uint64_t tails = 0;  // what the expandable ranges could give back
   for (std::unique_ptr<Segment>& segment : segments_) {
+    if (segment->expandable) {
+      tails += static_cast<std::uint64_t>(IdleTailPages(segment.get())) * page_size_;
+      continue;
+    }
     const Block* head = segment->head;
     if (head->next == nullptr && !head->allocated && head->owner == idle_.get()) {
       idle_segments.push_back(segment.get());
@@ -626,6 +935,7 @@ Status CachingAllocator::ReleaseCached(std::uint64_t keep) {
   }
   std::sort(idle_segments.begin(), idle_segments.end(),
             [](const Segment* a, const Segment* b) { return a->size > b->size; });
+  cached += tails;
   for (Segment* segment : idle_segments) {
     if (cached <= keep) break;
     const std::size_t size = segment->size;
@@ -633,6 +943,19 @@ Status CachingAllocator::ReleaseCached(std::uint64_t keep) {
     Status freed = FreeSegment(segment);
     if (freed.ok()) cached -= size;
     note(std::move(freed));
+  }
+  // 3. The idle pages at the end of the expandable ranges, until at most `keep` bytes stay.
+  for (Segment* range : ranges_) {
+    if (range == nullptr || cached <= keep) continue;
+    const std::size_t pages = IdleTailPages(range);
+    if (pages == 0) continue;
+    const std::uint64_t over = cached - keep;
+    const std::size_t wanted = static_cast<std::size_t>(
+        std::min<std::uint64_t>(pages, (over + page_size_ - 1) / page_size_));
+    if (!enter()) return first;
+    std::uint64_t released = 0;
+    note(UnmapIdleTail(range, wanted, &released));
+    cached -= std::min(cached, released);
   }
   if (scope) note(scope->Exit());
   return first;

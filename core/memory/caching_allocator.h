@@ -28,6 +28,17 @@ struct CachingAllocatorParams {
   // driver allocation failed); UINT64_MAX keeps everything until Trim, which then gives back
   // every idle segment (so does the out-of-memory retry).
   std::uint64_t release_threshold = std::numeric_limits<std::uint64_t>::max();
+  // Expandable segments (PyTorch's expandable_segments:True): instead of a cuMemAlloc per
+  // segment, one virtual range per size class (cuMemAddressReserve of the device's memory size)
+  // that grows by mapping physical pages of the VMM granularity at its end (cuMemCreate +
+  // cuMemMap + cuMemSetAccess) and shrinks by unmapping the idle pages at its end. A request
+  // that fits no free block maps only the pages it lacks, merging with a free block that ends
+  // the range, so memory is not stranded in fixed-size segments (bench/traces/
+  // simulate_segments.py: random_mixed 1.358x -> 1.197x reserved over used). Without the VMM
+  // entry points in the table, or on a device without CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_
+  // MANAGEMENT_SUPPORTED, the allocator uses classic segments (CacheStatistics().expandable says
+  // which).
+  bool expandable_segments = false;
 };
 
 struct CachingAllocatorStatistics {
@@ -38,6 +49,12 @@ struct CachingAllocatorStatistics {
   std::uint64_t event_records = 0, stream_waits = 0, event_queries = 0,
                 stream_synchronizations = 0;
   std::uint64_t cache_hits = 0, cache_misses = 0;
+  // Expandable segments in use (CachingAllocatorParams::expandable_segments, and the driver
+  // supports them; decided at the first growth). driver_allocations and driver_frees then count
+  // cuMemCreate and cuMemRelease calls (one per page), page_maps and page_unmaps the cuMemMap and
+  // cuMemUnmap calls.
+  bool expandable = false;
+  std::uint64_t page_maps = 0, page_unmaps = 0;
 };
 
 namespace caching_internal {
@@ -134,6 +151,23 @@ class CachingAllocator final : public Allocator {
   Status ReclaimCompleted(std::size_t rounded) CUHAL_REQUIRES(mu_);
   // A new segment for a request of `rounded` bytes, on `owner`'s lists (out-of-memory retry).
   StatusOr<Block*> Grow(StreamCache* owner, std::size_t rounded) CUHAL_REQUIRES(mu_);
+  // Expandable segments: whether to use them (decided once, at the first growth).
+  StatusOr<bool> UseExpandable() CUHAL_REQUIRES(mu_);
+  // Maps the pages a request of `rounded` bytes lacks at the end of its class's range (reserved
+  // on first use) and returns the free block on `owner`'s lists that holds it (out-of-memory
+  // retry as Grow's). The context is current.
+  StatusOr<Block*> GrowExpandable(StreamCache* owner, std::size_t rounded) CUHAL_REQUIRES(mu_);
+  // Maps `count` new pages at the end of `segment` (all or none); `*out_of_memory` says whether
+  // cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY.
+  Status MapPages(Segment* segment, std::size_t count, bool* out_of_memory) CUHAL_REQUIRES(mu_);
+  // Unmaps and releases up to `count` whole pages at the end of `segment` that its idle free
+  // tail block covers; returns the bytes given back in `*released`.
+  Status UnmapIdleTail(Segment* segment, std::size_t count, std::uint64_t* released)
+      CUHAL_REQUIRES(mu_);
+  // The pages at the end of `segment` that an idle free block covers whole.
+  std::size_t IdleTailPages(const Segment* segment) const CUHAL_REQUIRES(mu_);
+  // Destruction: unmaps and releases every page (twice on failure) and frees the range.
+  void DestroyExpandable(Segment* segment) CUHAL_REQUIRES(mu_);
   // Synchronizes every stream with cached frees (their blocks become idle), then frees idle
   // segments until at most `keep` cached bytes remain.
   Status ReleaseCached(std::uint64_t keep) CUHAL_REQUIRES(mu_);
@@ -158,6 +192,12 @@ class CachingAllocator final : public Allocator {
   std::vector<std::unique_ptr<Block[]>> block_chunks_ CUHAL_GUARDED_BY(mu_);
   Block* spare_blocks_ CUHAL_GUARDED_BY(mu_) = nullptr;
   std::vector<CUevent> events_ CUHAL_GUARDED_BY(mu_);  // the event pool (all ready for reuse)
+  // Expandable segments: decided at the first growth; the range of each class (small, large),
+  // reserved on its first growth; the page size and the page properties.
+  enum class Expandable { kUndecided, kYes, kNo };
+  Expandable expandable_ CUHAL_GUARDED_BY(mu_) = Expandable::kUndecided;
+  Segment* ranges_[2] CUHAL_GUARDED_BY(mu_) = {nullptr, nullptr};
+  std::size_t page_size_ CUHAL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cuhal

@@ -599,7 +599,8 @@ TEST(CliTest, TraceReplayAllSkipsPyTorchOnTheFakeWithTheReason) {
   ASSERT_FALSE(doc.is_discarded()) << r.out;
   std::vector<std::string> names;
   for (const nlohmann::json& a : doc["allocators"]) names.push_back(a["allocator"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"driver-pool", "core", "core-pool"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"driver-pool", "core", "core-expandable", "core-pool"}));
   ASSERT_EQ(doc["skipped"].size(), 1u);
   EXPECT_EQ(doc["skipped"][0]["allocator"], "pytorch");
   EXPECT_THAT(doc["skipped"][0]["reason"].get<std::string>(),
@@ -643,7 +644,7 @@ TEST(CliTest, TraceReplayUnknownAllocatorListsTheNames) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("cuhal trace replay: INVALID_ARGUMENT"));
   EXPECT_THAT(r.err, HasSubstr("'jemalloc'"));
-  EXPECT_THAT(r.err, HasSubstr("driver-pool, core, core-pool, pytorch"));
+  EXPECT_THAT(r.err, HasSubstr("driver-pool, core, core-expandable, core-pool, pytorch"));
   EXPECT_THAT(r.out, IsEmpty());
 }
 

@@ -3,7 +3,9 @@
 // driver call, cross-stream reuse only behind an event wait or an observed completion (with the
 // fake's race detector on), splitting and coalescing, Trim and the release threshold, the
 // out-of-memory retry, every driver call failing once (a clear Status, nothing leaked),
-// used/reserved accounting, and the footprint of bench/traces/random_mixed.jsonl.
+// used/reserved accounting, and the footprint of bench/traces/random_mixed.jsonl; the same for
+// expandable segments over fakecuda's VMM (growth by pages at the end of a range, Trim unmapping
+// idle pages at the end, the fallback without VMM, every driver call failing once).
 #include "core/memory/caching_allocator.h"
 
 #include <gmock/gmock.h>
@@ -418,6 +420,139 @@ TEST_F(CachingAllocatorTest, EveryDriverCallFailingOnceIsReportedAndLeaksNothing
   Dropped().clear();
 }
 
+// --- expandable segments (CachingAllocatorParams::expandable_segments, over fakecuda's VMM) ----
+
+CachingAllocatorParams Expandable() {
+  CachingAllocatorParams params;
+  params.expandable_segments = true;
+  return params;
+}
+
+TEST_F(CachingAllocatorTest, ExpandableGrowthMapsOnlyTheMissingPagesAtTheEndOfTheRange) {
+  ASSERT_NO_FATAL_FAILURE(Make({}, Expandable()));
+  // 2.5 MiB: two 2 MiB pages; the 1.5 MiB rest is split off and ends the range.
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer a,
+                             alloc().AllocateOnStream(kPool, 5 * kMiB / 2, stream(0)));
+  CachingAllocatorStatistics s = stats();
+  EXPECT_TRUE(s.expandable);
+  EXPECT_EQ(s.reserved_current, 4 * kMiB);
+  EXPECT_EQ(s.driver_allocations, 2u);
+  EXPECT_EQ(s.page_maps, 2u);
+  EXPECT_EQ(fake().LiveObjects().vmm_reservations, 1);
+  EXPECT_EQ(fake().LiveObjects().vmm_mappings, 2);
+  EXPECT_EQ(fake().LiveObjects().device_allocations, 0) << "no cuMemAlloc segment";
+  // 3 MiB fits no free block: the 1.5 MiB tail is extended by one page, not a new segment.
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer b, alloc().AllocateOnStream(kPool, 3 * kMiB, stream(0)));
+  s = stats();
+  EXPECT_EQ(s.reserved_current, 6 * kMiB);
+  EXPECT_EQ(s.driver_allocations, 3u);
+  EXPECT_EQ(b.device_ptr(), a.device_ptr() + 5 * kMiB / 2) << "b extends the range after a";
+  // b spans the second and third pages (two mappings): bytes written across the boundary read
+  // back.
+  std::vector<unsigned char> in(3 * kMiB), out(3 * kMiB, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 7 + 3);
+  ASSERT_EQ(api_.cuMemcpyHtoDAsync(b.device_ptr(), in.data(), in.size(), stream(0)),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api_.cuMemcpyDtoHAsync(out.data(), b.device_ptr(), out.size(), stream(0)),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api_.cuStreamSynchronize(stream(0)), CUDA_SUCCESS);
+  EXPECT_EQ(in, out);
+  CUHAL_ASSERT_OK(alloc().ReleaseOnStream(b, stream(0)));
+  CUHAL_ASSERT_OK(alloc().ReleaseOnStream(a, stream(0)));
+}
+
+TEST_F(CachingAllocatorTest, ExpandableTrimUnmapsOnlyWholeIdlePagesAtTheEnd) {
+  ASSERT_NO_FATAL_FAILURE(Make({}, Expandable()));
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer a,
+                             alloc().AllocateOnStream(kPool, 5 * kMiB / 2, stream(0)));
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer b, alloc().AllocateOnStream(kPool, 3 * kMiB, stream(0)));
+  ASSERT_EQ(api_.cuMemsetD8Async(b.device_ptr(), 1, 3 * kMiB, stream(0)), CUDA_SUCCESS);
+  CUHAL_ASSERT_OK(alloc().ReleaseOnStream(b, stream(0)));
+  CUHAL_ASSERT_OK(alloc().Trim());
+  // The stream was synchronized; its free tail [2.5 MiB, 6 MiB) covers the third page whole
+  // and the second only in part (a lives there): one page goes back.
+  CachingAllocatorStatistics s = stats();
+  EXPECT_EQ(s.stream_synchronizations, 1u);
+  EXPECT_EQ(s.reserved_current, 4 * kMiB);
+  EXPECT_EQ(s.page_unmaps, 1u);
+  EXPECT_EQ(s.driver_frees, 1u);
+  EXPECT_EQ(fake().LiveObjects().vmm_mappings, 2);
+  CUHAL_ASSERT_OK(alloc().ReleaseOnStream(a, stream(0)));
+  CUHAL_ASSERT_OK(alloc().Trim());
+  s = stats();
+  EXPECT_EQ(s.reserved_current, 0u);
+  EXPECT_EQ(s.reserved_high, 6 * kMiB);
+  EXPECT_EQ(fake().LiveObjects().vmm_mappings, 0);
+  EXPECT_EQ(fake().LiveObjects().vmm_allocations, 0);
+  EXPECT_EQ(fake().LiveObjects().vmm_reservations, 1) << "the addresses stay reserved";
+  // Small requests have their own range: one page.
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer c, alloc().Allocate({}, 4096));
+  EXPECT_EQ(stats().reserved_current, 2 * kMiB);
+  EXPECT_EQ(fake().LiveObjects().vmm_reservations, 2);
+}
+
+TEST_F(CachingAllocatorTest, ExpandableSegmentsFallBackToClassicWithoutVmm) {
+  CudaApi without_vmm = api_;
+  without_vmm.cuMemCreate = nullptr;
+  CUHAL_ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<CachingAllocator> classic,
+      CachingAllocator::Create(&without_vmm, ctx_->get(), info_, Expandable()));
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer b, classic->AllocateOnStream(kPool, 4096, stream(0)));
+  EXPECT_FALSE(classic->CacheStatistics().expandable);
+  EXPECT_EQ(classic->CacheStatistics().reserved_current, 2 * kMiB) << "a classic small segment";
+  EXPECT_EQ(fake().LiveObjects().device_allocations, 1);
+  CUHAL_ASSERT_OK(classic->ReleaseOnStream(b, stream(0)));
+}
+
+TEST_F(CachingAllocatorTest, ExpandableEveryDriverCallFailingOnceIsReportedAndLeaksNothing) {
+  int failures_seen = 0;
+  for (std::uint64_t n = 1; n < 300; ++n) {
+    ASSERT_NO_FATAL_FAILURE(Make({}, Expandable()));
+    Dropped().clear();
+    faults().ResetCounters();
+    faults().AddRule(Rule("", fakecuda::FaultMode::kNth, CUDA_ERROR_UNKNOWN, n));
+    std::vector<Status> errors;
+    const auto note = [&](Status s) {
+      if (!s.ok()) errors.push_back(std::move(s));
+    };
+    {
+      // The decision, a reservation and a growth, a tail extension, a hand-over, a host-idle
+      // allocation, a trim that unmaps pages, a growth after it, and destruction.
+      StatusOr<Buffer> a = alloc().AllocateOnStream(kPool, 5 * kMiB / 2, stream(0));
+      note(a.status());
+      StatusOr<Buffer> b = alloc().AllocateOnStream(kPool, 3 * kMiB, stream(0));
+      note(b.status());
+      if (b.ok()) note(alloc().ReleaseOnStream(*b, stream(0)));
+      StatusOr<Buffer> c = alloc().AllocateOnStream(kPool, 4096, stream(1));
+      note(c.status());
+      if (c.ok()) note(alloc().ReleaseOnStream(*c, stream(1)));
+      note(alloc().Trim());
+      StatusOr<Buffer> d = alloc().Allocate({}, 6 * kMiB);
+      note(d.status());
+      if (a.ok()) note(alloc().ReleaseOnStream(*a, stream(0)));
+    }
+    allocator_.reset();
+    const bool injected = faults().injected() > 0;
+    faults().ClearRules();
+    for (const Status& e : errors) {
+      EXPECT_THAT(e.message(), HasSubstr("CUDA_ERROR_UNKNOWN")) << "n=" << n << ": " << e;
+      EXPECT_THAT(e.message(), HasSubstr(": cu")) << "n=" << n << ": " << e;
+    }
+    for (const std::string& d : Dropped()) {
+      EXPECT_THAT(d, HasSubstr("CUDA_ERROR_UNKNOWN")) << "n=" << n << ": " << d;
+    }
+    failures_seen += static_cast<int>(errors.size() + Dropped().size());
+    const fakecuda::Inventory live = fake().LiveObjects();
+    EXPECT_EQ(live.vmm_allocations + live.vmm_mappings + live.vmm_reservations +
+                  live.device_allocations + live.events,
+              0)
+        << "n=" << n << fake().LeakReport();
+    if (!injected) break;
+  }
+  EXPECT_GT(failures_seen, 10);
+  Dropped().clear();
+}
+
 // --- trace replays --------------------------------------------------------------------------
 
 struct ReplayResult {
@@ -476,7 +611,8 @@ Status Replay(const CudaApi& api, CachingAllocator& allocator, const trace::Allo
 // 123.7 MiB used (1.358x; PyTorch's own allocator measured 1.36x on the H200 on the 200,000-op
 // version of this trace). Issue 13 asks for 1.3x: not reached by these size classes (tuning them
 // to this one trace moved the ratio between 1.22x and 1.85x, and made the other traces worse);
-// this bound catches a regression of the policy, it does not claim the target.
+// this bound catches a regression of the policy, it does not claim the target. Expandable
+// segments reach it (ExpandableRandomMixedTraceFootprintMeetsTheTarget).
 TEST_F(CachingAllocatorTest, RandomMixedTraceFootprintIsWithinPyTorchs) {
   CUHAL_ASSERT_OK_AND_ASSIGN(
       trace::AllocTrace trace,
@@ -511,6 +647,43 @@ TEST_F(CachingAllocatorTest, MultiStreamTraceReplaysWithoutRaces) {
               static_cast<unsigned long long>(s.used_high),
               static_cast<double>(s.reserved_high) / static_cast<double>(s.used_high),
               static_cast<unsigned long long>(s.stream_waits));
+  // TearDown checks the race detector found nothing.
+}
+
+// Expandable segments on the same trace: 148 MiB reserved for 123.7 MiB used (1.197x), as
+// bench/traces/simulate_segments.py predicts (its classic column is the 168 MiB above, measured
+// on the H200): issue 13's 1.3x, met.
+TEST_F(CachingAllocatorTest, ExpandableRandomMixedTraceFootprintMeetsTheTarget) {
+  ASSERT_NO_FATAL_FAILURE(Make({}, Expandable()));
+  CUHAL_ASSERT_OK_AND_ASSIGN(
+      trace::AllocTrace trace,
+      trace::ReadAllocTrace(std::string(CUHAL_SOURCE_DIR) + "/bench/traces/random_mixed.jsonl"));
+  CUHAL_ASSERT_OK(Replay(api_, alloc(), trace, streams_));
+  const CachingAllocatorStatistics s = stats();
+  ASSERT_TRUE(s.expandable);
+  EXPECT_EQ(s.used_high, trace.used_high);
+  const double ratio = static_cast<double>(s.reserved_high) / static_cast<double>(s.used_high);
+  std::printf("random_mixed, expandable: reserved_high %llu, used_high %llu, ratio %.3f, %llu "
+              "pages mapped\n",
+              static_cast<unsigned long long>(s.reserved_high),
+              static_cast<unsigned long long>(s.used_high), ratio,
+              static_cast<unsigned long long>(s.page_maps));
+  EXPECT_EQ(s.reserved_high, 148 * kMiB);
+  EXPECT_LE(ratio, 1.3);
+}
+
+TEST_F(CachingAllocatorTest, ExpandableMultiStreamTraceReplaysWithoutRaces) {
+  ASSERT_NO_FATAL_FAILURE(Make({}, Expandable(), 4));
+  CUHAL_ASSERT_OK_AND_ASSIGN(
+      trace::AllocTrace trace,
+      trace::ReadAllocTrace(std::string(CUHAL_SOURCE_DIR) + "/bench/traces/multi_stream.jsonl"));
+  CUHAL_ASSERT_OK(Replay(api_, alloc(), trace, streams_));
+  const CachingAllocatorStatistics s = stats();
+  EXPECT_EQ(s.used_high, trace.used_high);
+  std::printf("multi_stream, expandable: reserved_high %llu, used_high %llu, ratio %.3f\n",
+              static_cast<unsigned long long>(s.reserved_high),
+              static_cast<unsigned long long>(s.used_high),
+              static_cast<double>(s.reserved_high) / static_cast<double>(s.used_high));
   // TearDown checks the race detector found nothing.
 }
 

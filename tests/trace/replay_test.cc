@@ -123,7 +123,8 @@ TEST_F(ReplayTest, TheShippedTracesMakeEventsWaitsAndSyncs) {
 }
 
 TEST_F(ReplayTest, EveryShippedTraceOnTheCoreAllocators) {
-  for (ReplayAllocatorKind kind : {ReplayAllocatorKind::kCore, ReplayAllocatorKind::kCorePool}) {
+  for (ReplayAllocatorKind kind : {ReplayAllocatorKind::kCore, ReplayAllocatorKind::kCoreExpandable,
+                                   ReplayAllocatorKind::kCorePool}) {
     for (const std::string& path : ShippedTraces()) {
       SCOPED_TRACE(StrCat(ReplayAllocatorName(kind), " ", path));
       StatusOr<AllocTrace> trace = ReadAllocTrace(path);
@@ -209,7 +210,7 @@ TEST(ReplayAllocatorNames, UnknownNamesListTheValidOnes) {
   ASSERT_FALSE(k.ok());
   EXPECT_EQ(k.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(k.status().message(), HasSubstr("unknown allocator 'jemalloc'"));
-  EXPECT_THAT(k.status().message(), HasSubstr("driver-pool, core, core-pool, pytorch, all"));
+  EXPECT_THAT(k.status().message(), HasSubstr("driver-pool, core, core-expandable, core-pool, pytorch, all"));
   for (ReplayAllocatorKind kind : ReplayAllocatorKinds()) {
     StatusOr<ReplayAllocatorKind> parsed = ParseReplayAllocator(ReplayAllocatorName(kind));
     ASSERT_TRUE(parsed.ok());
