@@ -189,31 +189,55 @@ TEST_P(VmmTest, CreateChecksEveryFieldOfTheProperty) {
 }
 
 // Case "props".
+// One variation per allocation, as the probe measured them (props: handle 0x10, compression
+// GENERIC, gpuDirectRDMACapable 1, usage TILE_POOL). The four together were refused by the H200
+// (CUDA_ERROR_INVALID_VALUE from cuMemCreate, vmm_test on 2026-12-04); which pair it refuses is
+// not measured, so no combination is asserted here (docs/driver_facts.md).
 TEST_P(VmmTest, PropertiesKeepLocationCompressionAndExportableTypesOnly) {
-  CUmemAllocationProp p = DeviceProp();
-  p.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(0x10);
-  p.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
-  p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
-  p.allocFlags.gpuDirectRDMACapable = 1;
-  CUmemGenericAllocationHandle h = Create(kG, p);
-  CUmemAllocationProp q;
-  std::memset(&q, 0xab, sizeof q);
-  ASSERT_EQ(api().cuMemGetAllocationPropertiesFromHandle(&q, h), CUDA_SUCCESS);
-  EXPECT_EQ(q.type, CU_MEM_ALLOCATION_TYPE_PINNED);
-  EXPECT_EQ(static_cast<unsigned>(q.requestedHandleTypes), 0u) << "unknown bits dropped";
-  EXPECT_EQ(q.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
-  EXPECT_EQ(q.location.id, 0);
-  EXPECT_EQ(q.win32HandleMetaData, nullptr);
-  EXPECT_EQ(q.allocFlags.compressionType, CU_MEM_ALLOCATION_COMP_GENERIC);
-  EXPECT_EQ(q.allocFlags.gpuDirectRDMACapable, 1);
-  EXPECT_EQ(q.allocFlags.usage, 0) << "the usage is not kept";
-  EXPECT_EQ(api().cuMemGetAllocationPropertiesFromHandle(nullptr, h), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(api().cuMemRelease(h), CUDA_SUCCESS);
+  struct Variation {
+    const char* what;
+    void (*apply)(CUmemAllocationProp&);
+  };
+  const Variation variations[] = {
+      {"handle 0x10",
+       [](CUmemAllocationProp& p) {
+         p.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(0x10);
+       }},
+      {"usage TILE_POOL",
+       [](CUmemAllocationProp& p) { p.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL; }},
+      {"compression GENERIC",
+       [](CUmemAllocationProp& p) {
+         p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+       }},
+      {"gpuDirectRDMACapable 1",
+       [](CUmemAllocationProp& p) { p.allocFlags.gpuDirectRDMACapable = 1; }},
+  };
+  for (const Variation& v : variations) {
+    SCOPED_TRACE(v.what);
+    CUmemAllocationProp p = DeviceProp();
+    v.apply(p);
+    CUmemGenericAllocationHandle h = Create(kG, p);
+    CUmemAllocationProp q;
+    std::memset(&q, 0xab, sizeof q);
+    ASSERT_EQ(api().cuMemGetAllocationPropertiesFromHandle(&q, h), CUDA_SUCCESS);
+    EXPECT_EQ(q.type, CU_MEM_ALLOCATION_TYPE_PINNED);
+    EXPECT_EQ(static_cast<unsigned>(q.requestedHandleTypes), 0u) << "unknown bits dropped";
+    EXPECT_EQ(q.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(q.location.id, 0);
+    EXPECT_EQ(q.win32HandleMetaData, nullptr);
+    EXPECT_EQ(q.allocFlags.compressionType, p.allocFlags.compressionType);
+    EXPECT_EQ(q.allocFlags.gpuDirectRDMACapable, p.allocFlags.gpuDirectRDMACapable);
+    EXPECT_EQ(q.allocFlags.usage, 0) << "the usage is not kept";
+    EXPECT_EQ(api().cuMemGetAllocationPropertiesFromHandle(nullptr, h),
+              CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(api().cuMemRelease(h), CUDA_SUCCESS);
+  }
   // Host memory reads back as HOST_NUMA node 0, whatever id HOST was given.
-  p = DeviceProp();
+  CUmemAllocationProp p = DeviceProp();
   p.location.type = CU_MEM_LOCATION_TYPE_HOST;
   p.location.id = 5;
-  h = Create(kG, p);
+  CUmemGenericAllocationHandle h = Create(kG, p);
+  CUmemAllocationProp q;
   ASSERT_EQ(api().cuMemGetAllocationPropertiesFromHandle(&q, h), CUDA_SUCCESS);
   EXPECT_EQ(q.location.type, CU_MEM_LOCATION_TYPE_HOST_NUMA);
   EXPECT_EQ(q.location.id, 0);
