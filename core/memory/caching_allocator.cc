@@ -210,6 +210,13 @@ inline Block* FindBest(const FreeLists& lists, std::size_t rounded) {
 
 inline bool IsSmall(std::size_t rounded) { return rounded <= kSmallSize; }
 
+// The block that ends `segment`'s blocks (null for an expandable range with nothing mapped).
+inline Block* LastBlock(const Segment* segment) {
+  Block* b = segment->head;
+  while (b != nullptr && b->next != nullptr) b = b->next;
+  return b;
+}
+
 inline std::size_t RoundUp(std::size_t size, std::size_t to) { return (size + to - 1) / to * to; }
 
 inline std::size_t SegmentSizeFor(std::size_t rounded) {
@@ -534,10 +541,7 @@ StatusOr<Block*> CachingAllocator::Grow(StreamCache* owner, std::size_t rounded)
   CUresult result = allocate();
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
     // Give back what is cached (synchronizing the streams that freed it) and try once more.
-    const std::uint64_t keep =
-        params_.release_threshold == std::numeric_limits<std::uint64_t>::max()
-            ? 0
-            : params_.release_threshold;
+    const std::uint64_t keep = KeepWhenReleasing();
     Status released = ReleaseCached(keep);
     if (!released.ok()) {
       ReportDroppedStatus(std::move(released).AddContext(
@@ -590,6 +594,13 @@ CUmemAllocationProp PageProperties(int ordinal) {
 }
 
 }  // namespace
+
+std::uint64_t CachingAllocator::KeepWhenReleasing() const {
+  // UINT64_MAX keeps everything until Trim, which then gives everything back.
+  return params_.release_threshold == std::numeric_limits<std::uint64_t>::max()
+             ? 0
+             : params_.release_threshold;
+}
 
 StatusOr<bool> CachingAllocator::UseExpandable() {
   if (expandable_ != Expandable::kUndecided) return expandable_ == Expandable::kYes;
@@ -704,8 +715,7 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
   }
   // The free block that ends the range, when this request may extend it.
   const auto extendable = [&]() -> Block* {
-    Block* tail = range->head;
-    while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+    Block* tail = ci::LastBlock(range);
     if (tail == nullptr || tail->allocated) return nullptr;
     return tail->owner == owner || tail->owner == idle ? tail : nullptr;
   };
@@ -723,10 +733,7 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
   bool out_of_memory = false;
   Status mapped = MapPages(range, count, &out_of_memory);
   if (!mapped.ok() && out_of_memory) {
-    const std::uint64_t keep =
-        params_.release_threshold == std::numeric_limits<std::uint64_t>::max()
-            ? 0
-            : params_.release_threshold;
+    const std::uint64_t keep = KeepWhenReleasing();
     Status released = ReleaseCached(keep);
     if (!released.ok()) {
       ReportDroppedStatus(std::move(released).AddContext(
@@ -752,8 +759,7 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
     from->free_bytes -= tail->size;
     tail->size += grown;
   } else {
-    Block* last = range->head;
-    while (last != nullptr && last->next != nullptr) last = last->next;
+    Block* last = ci::LastBlock(range);
     tail = NewBlock();
     tail->ptr = range->ptr + range->size;
     tail->size = grown;
@@ -779,8 +785,7 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
 }
 
 std::size_t CachingAllocator::IdleTailPages(const Segment* segment) const {
-  const Block* tail = segment->head;
-  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+  const Block* tail = ci::LastBlock(segment);
   if (tail == nullptr || tail->allocated || tail->owner != idle_.get()) return 0;
   const std::size_t offset = static_cast<std::size_t>(tail->ptr - segment->ptr);
   return (segment->size - ci::RoundUp(offset, page_size_)) / page_size_;
@@ -791,8 +796,7 @@ Status CachingAllocator::UnmapIdleTail(Segment* segment, std::size_t count,
   *released = 0;
   count = std::min(count, IdleTailPages(segment));
   if (count == 0) return OkStatus();
-  Block* tail = segment->head;
-  while (tail->next != nullptr) tail = tail->next;
+  Block* tail = ci::LastBlock(segment);  // not null: IdleTailPages found pages
   const int cls = segment->small ? 0 : 1;
   StreamCache* idle = idle_.get();
   ci::Remove(idle->lists[cls], tail);
@@ -1034,10 +1038,7 @@ Status CachingAllocator::DoRelease(const Allocation& allocation) noexcept {
 
 Status CachingAllocator::DoTrim() {
   MutexLock lock(mu_);
-  const std::uint64_t keep =
-      params_.release_threshold == std::numeric_limits<std::uint64_t>::max()
-          ? 0
-          : params_.release_threshold;
+  const std::uint64_t keep = KeepWhenReleasing();
   return ReleaseCached(keep);
 }
 

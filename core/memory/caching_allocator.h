@@ -151,6 +151,8 @@ class CachingAllocator final : public Allocator {
   Status ReclaimCompleted(std::size_t rounded) CUHAL_REQUIRES(mu_);
   // A new segment for a request of `rounded` bytes, on `owner`'s lists (out-of-memory retry).
   StatusOr<Block*> Grow(StreamCache* owner, std::size_t rounded) CUHAL_REQUIRES(mu_);
+  // The cached bytes ReleaseCached keeps for Trim and the out-of-memory retry.
+  [[nodiscard]] std::uint64_t KeepWhenReleasing() const;
   // Expandable segments: whether to use them (decided once, at the first growth).
   StatusOr<bool> UseExpandable() CUHAL_REQUIRES(mu_);
   // Maps the pages a request of `rounded` bytes lacks at the end of its class's range (reserved
