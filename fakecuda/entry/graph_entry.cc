@@ -103,6 +103,30 @@ class AddingNode {
 
 }  // namespace
 
+namespace {
+
+// For the race detector: the rows a 2D/3D copy or memset touches, starting at `addr` (one
+// access per row; one over the whole span past 64 rows, which may only over-state the bytes).
+void AddRowAccesses(std::vector<RaceAccess>* out, std::uintptr_t addr, std::size_t width,
+                    std::size_t pitch, std::size_t slice, std::size_t height, std::size_t depth,
+                    bool write) {
+  if (width == 0) return;
+  if (height * depth > 64) {
+    out->push_back({addr, (depth - 1) * slice + (height - 1) * pitch + width, write});
+    return;
+  }
+  for (std::size_t z = 0; z < depth; ++z) {
+    for (std::size_t y = 0; y < height; ++y) out->push_back({addr + z * slice + y * pitch, width, write});
+  }
+}
+
+std::uintptr_t SideAddress(int type, const void* host, CUdeviceptr device) {
+  return type == CU_MEMORYTYPE_HOST ? reinterpret_cast<std::uintptr_t>(host)
+                                    : static_cast<std::uintptr_t>(device);
+}
+
+}  // namespace
+
 // The op of a memcpy node, with its memory resolved now.
 CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRES(st->mu) {
   if (c.srcLOD != 0 || c.dstLOD != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -138,6 +162,14 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRE
   op->cost_us = DriverState::CopyCostUs(width * height * depth, d2d);
   if (width == 0) return CUDA_SUCCESS;
   std::size_t src_slice = src_pitch * src_height, dst_slice = dst_pitch * dst_height;
+  if (st->race() != nullptr) {
+    AddRowAccesses(&op->accesses,
+                   SideAddress(EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice) + src_offset,
+                   width, src_pitch, src_slice, height, depth, false);
+    AddRowAccesses(&op->accesses,
+                   SideAddress(EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice) + dst_offset,
+                   width, dst_pitch, dst_slice, height, depth, true);
+  }
   op->body = [=] {
     for (std::size_t z = 0; z < depth; ++z) {
       for (std::size_t y = 0; y < height; ++y) {
@@ -174,6 +206,7 @@ CUresult MemsetOp(DriverState* st, const CUDA_MEMSET_NODE_PARAMS& m, Op* op)
   if (span == 0) return CUDA_SUCCESS;
   unsigned value = m.value;
   std::size_t width = m.width;
+  if (st->race() != nullptr) AddRowAccesses(&op->accesses, m.dst, row, pitch, 0, height, 1, true);
   op->body = [=] {
     for (std::size_t y = 0; y < height; ++y) EngineFill(data + y * pitch, value, elem, width);
     return CUDA_SUCCESS;
@@ -575,8 +608,21 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     head.deps.emplace_back(exec->last_stream, exec->last_seq);
   }
   std::uint64_t last_seq = st->Enqueue(s, std::move(head));
+  const std::uint64_t head_seq = last_seq;
   for (size_t i = 0; i < order->size(); ++i) {
     const GraphNode& n = (*order)[i];
+    // The race detector orders each node by the graph's edges, not by the stream (header).
+    if (fakecuda::RaceDetector* race = st->race()) {
+      fakecuda::Stream* cur = st->FindStream(stream_id);
+      if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+      race->OnGraphNode(st, *cur, exec_id, n.id, head_seq, n.deps);
+      if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) {
+        race->OnGraphJoin(*cur, exec_id, {n.id}, cur->last_enqueued_seq);
+      } else {
+        ops[i].graph_exec = exec_id;
+        ops[i].graph_node = n.id;
+      }
+    }
     if (n.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) {
       if (CUresult e = fakecuda::RecordEvent(st, n.event, hStream); e != CUDA_SUCCESS) {
         return e;
@@ -598,6 +644,14 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     fakecuda::Stream* cur = st->FindStream(stream_id);
     if (cur == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // destroyed by another thread meanwhile
     last_seq = st->Enqueue(cur, std::move(ops[i]));
+  }
+  if (fakecuda::RaceDetector* race = st->race()) {
+    if (fakecuda::Stream* cur = st->FindStream(stream_id)) {
+      std::vector<std::uint64_t> all;
+      all.reserve(order->size());
+      for (const GraphNode& n : *order) all.push_back(n.id);
+      race->OnGraphJoin(*cur, exec_id, all, last_seq);
+    }
   }
   if (GraphExecState* again = st->graphs().FindExec(
           fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec_id))) {

@@ -51,6 +51,11 @@ struct Op {
   std::vector<RaceAccess> accesses;
   std::uint64_t after_stream = 0;
   std::uint64_t after_seq = 0;
+  // A graph node's op (cuGraphLaunch, race detector only): the executable graph's id and the
+  // node's; the detector orders it after the launch's head and the node's dependencies
+  // (RaceDetector::OnGraphNode), not after the nodes queued before it on the stream.
+  std::uint64_t graph_exec = 0;
+  std::uint64_t graph_node = 0;
 };
 
 struct Stream {

@@ -126,6 +126,11 @@ RaceDetector::Agent& RaceDetector::StreamAgent(const Stream& s) {
   return *agents_.back();
 }
 
+RaceDetector::Agent* RaceDetector::NodeAgent(std::uint64_t exec, std::uint64_t node) {
+  auto it = node_agents_.find({exec, node});
+  return it == node_agents_.end() ? nullptr : agents_[it->second].get();
+}
+
 Clock& RaceDetector::HostClock() {
   Host* h = nullptr;
   if (t_host_cache.serial == serial_) {
@@ -202,7 +207,68 @@ RaceDetector::Agent& RaceDetector::Position(DriverState* st, const Stream& s, st
 
 // --- positions ---
 
+void RaceDetector::OnGraphNode(DriverState* st, const Stream& s, std::uint64_t exec,
+                               std::uint64_t node, std::uint64_t head,
+                               const std::vector<std::uint64_t>& deps) {
+  (void)st;
+  Agent& stream_agent = StreamAgent(s);
+  auto [it, fresh] = node_agents_.try_emplace({exec, node}, agents_.size());
+  if (fresh) {
+    auto a = std::make_unique<Agent>();
+    a->index = agents_.size();
+    a->ctx_id = s.ctx_id;
+    a->label = stream_agent.label + ", graph node " + std::to_string(node);
+    agents_.push_back(std::move(a));
+  }
+  Agent& a = *agents_[it->second];
+  a.label = stream_agent.label + ", graph node " + std::to_string(node);  // this launch's stream
+  // A fresh clock each launch: the head (which follows the previous launch) and the node's
+  // dependencies; the node's own entry keeps its last key.
+  Clock c;
+  bool changed = false;
+  Clock& host = HostClock();
+  JoinInto(&host, released_, ~std::size_t{0}, &changed);
+  JoinInto(&c, host, ~std::size_t{0}, &changed);
+  JoinStreamAt(&c, s.id, head, &changed);
+  for (std::uint64_t d : deps) {
+    if (const Agent* dep = NodeAgent(exec, d)) JoinInto(&c, dep->clock, ~std::size_t{0}, &changed);
+  }
+  if (c.size() <= a.index) c.resize(a.index + 1, 0);
+  c[a.index] = std::max(c[a.index], a.last_key);
+  a.clock = std::move(c);
+}
+
+void RaceDetector::OnGraphJoin(const Stream& s, std::uint64_t exec,
+                               const std::vector<std::uint64_t>& nodes, std::uint64_t key) {
+  Agent& a = StreamAgent(s);
+  bool changed = false;
+  for (std::uint64_t n : nodes) {
+    if (const Agent* node = NodeAgent(exec, n)) JoinInto(&a.clock, node->clock, a.index, &changed);
+  }
+  if (a.clock.size() <= a.index) a.clock.resize(a.index + 1, 0);
+  if (key > a.clock[a.index]) a.clock[a.index] = key;
+  a.last_key = std::max(a.last_key, key);
+  if (!a.history.empty() && a.history.back().key_from > key) key = a.history.back().key_from;
+  a.history.push_back({key, std::make_shared<const Clock>(a.clock)});
+}
+
 void RaceDetector::OnEnqueue(DriverState* st, const Stream& s, const Op& op) {
+  if (op.graph_exec != 0) {
+    if (Agent* node = NodeAgent(op.graph_exec, op.graph_node)) {
+      bool changed = false;
+      for (const auto& [sid, dseq] : op.deps) JoinStreamAt(&node->clock, sid, dseq, &changed);
+      if (op.after_stream != 0) JoinStreamAt(&node->clock, op.after_stream, op.after_seq, &changed);
+      node->clock[node->index] = op.seq;
+      node->last_key = op.seq;
+      if (op.kind == OpKind::kHostFunction) host_nodes_[op.seq] = node->index;
+      if (op.accesses.empty()) return;
+      const SiteId site = CaptureSite();
+      for (const RaceAccess& access : op.accesses) {
+        CheckAccess(st, s, *node, op.seq, op.what, site, access);
+      }
+      return;
+    }
+  }
   Agent& b = Position(st, s, op.seq, &op);
   if (op.accesses.empty()) return;
   const SiteId site = CaptureSite();
@@ -279,7 +345,18 @@ void RaceDetector::OnContextSynchronized(DriverState* st, std::uint64_t ctx_id) 
 
 void RaceDetector::OnHostFunctionStart(std::uint64_t stream_id, std::uint64_t key) {
   bool changed = false;
+  if (auto it = host_nodes_.find(key); it != host_nodes_.end()) {  // a graph's host node
+    const Clock& node = agents_[it->second]->clock;
+    JoinInto(&HostClock(), node, ~std::size_t{0}, &changed);
+    JoinInto(&released_, node, ~std::size_t{0}, &changed);
+    host_nodes_.erase(it);
+    return;
+  }
   JoinStreamAt(&HostClock(), stream_id, key, &changed);
+  // Released at once, not when it returns: a host function that wakes another thread (a
+  // semaphore signal) lets that thread enqueue work before the function has returned, and that
+  // work is ordered after the function's stream position (header: host functions).
+  JoinStreamAt(&released_, stream_id, key, &changed);
 }
 
 void RaceDetector::OnHostFunctionDone(std::uint64_t stream_id, std::uint64_t key) {

@@ -24,10 +24,17 @@
 //   * host synchronization (cuStreamSynchronize, cuEventSynchronize, cuCtxSynchronize, blocking
 //     copies and frees, a cuStreamQuery/cuEventQuery that returned CUDA_SUCCESS): the host thread
 //     joins the clock of the position it waited for;
-//   * host functions: the thread running one joins its position; when it returns, its clock is
+//   * graph launches: each node of a launch is an agent of its own (one per executable graph
+//     and node, reused by later launches), ordered after the launch's head position on the
+//     stream and after the nodes it depends on, not after the nodes queued before it: two nodes
+//     with no path between them are unordered, as on the GPU. The stream's next position
+//     follows every node of the launch; an event record node records what it depends on;
+//   * host functions: the thread running one joins its position; when it starts, its clock is
 //     released to every host thread, which acquires it at its next enqueue (a host function is
 //     how user code learns of device progress outside the driver, e.g. a semaphore signal; the
-//     detector cannot see that wait, so it assumes any later host action may depend on it);
+//     detector cannot see that wait, so it assumes any later host action may depend on it; the
+//     release is at the start, not the return, because the thread it wakes may enqueue work
+//     before the function has returned);
 //   * host threads share their observations: what one thread learned by a synchronization is
 //     released to every host thread likewise, since threads pass such knowledge on through
 //     their own locks and condition variables, which the detector cannot see (cuhal's queue
@@ -55,6 +62,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -102,6 +110,17 @@ class RaceDetector {
   // A stream-ordered free of `a` on `s` at `key` (cuMemFreeAsync): a write of all of `a`.
   void OnFreeAsync(DriverState* st, const Stream& s, const Allocation& a, std::uint64_t key,
                    const char* what);
+  // Graph launches (cuGraphLaunch, pass 2, in topological order): node `node` of executable
+  // `exec`, launched on `s` behind the head op at `head`, depends on `deps` (node ids of the
+  // same launch). Called for every node before its op (if any) is enqueued with
+  // Op::graph_exec/graph_node set.
+  void OnGraphNode(DriverState* st, const Stream& s, std::uint64_t exec, std::uint64_t node,
+                   std::uint64_t head, const std::vector<std::uint64_t>& deps);
+  // The stream's positions from `key` on follow the nodes `nodes` of executable `exec`: called
+  // before an event record node (with that node) and after the launch (with every node, `key`
+  // the launch's last seq).
+  void OnGraphJoin(const Stream& s, std::uint64_t exec, const std::vector<std::uint64_t>& nodes,
+                   std::uint64_t key);
   // Allocation `alloc_id` left the memory map: forget its accesses.
   void OnRelease(std::uint64_t alloc_id);
 
@@ -125,6 +144,7 @@ class RaceDetector {
   struct Host;
 
   Agent& StreamAgent(const Stream& s);
+  Agent* NodeAgent(std::uint64_t exec, std::uint64_t node);
   race::Clock& HostClock();
   // Adds a position at `key` on `s` (all edges but the op's own deps) and returns its agent.
   Agent& Position(DriverState* st, const Stream& s, std::uint64_t key, const Op* op);
@@ -141,6 +161,8 @@ class RaceDetector {
   const std::uint64_t serial_;  // this detector's, for thread-local caches
   std::vector<std::unique_ptr<Agent>> agents_;               // by dense index
   std::unordered_map<std::uint64_t, std::size_t> stream_agents_;  // stream id -> index
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> node_agents_;  // (exec, node)
+  std::unordered_map<std::uint64_t, std::size_t> host_nodes_;  // host node op seq -> agent
   std::unordered_map<std::thread::id, std::unique_ptr<Host>> host_clocks_;
   race::Clock released_;  // joined clocks of host functions that returned
   std::unordered_map<std::uint64_t, std::unique_ptr<Shadow>> shadows_;  // by allocation id

@@ -1346,11 +1346,73 @@ bool Engine::SlotSettledLocked(Slot& slot) {
   return true;
 }
 
+namespace {
+
+// The device bytes call `d` of rank `rank` (of `nranks`) reads and writes on its own stream, as
+// NCCL's API defines its buffers (a root-only buffer only on the root), for fakecuda's race
+// detector. Only the calling rank's own buffers: another rank's are that rank's accesses.
+void AppendCallAccesses(const CallDesc& d, int rank, int nranks,
+                        std::vector<fakecuda::RaceAccess>* out) {
+  const std::size_t bytes = d.count * TypeSize(d.type);
+  const std::size_t all = bytes * static_cast<std::size_t>(nranks);
+  const bool root = rank == d.root;
+  auto read = [out](const void* p, std::size_t n) {
+    if (p != nullptr && n != 0) out->push_back({reinterpret_cast<std::uintptr_t>(p), n, false});
+  };
+  auto write = [out](const void* p, std::size_t n) {
+    if (p != nullptr && n != 0) out->push_back({reinterpret_cast<std::uintptr_t>(p), n, true});
+  };
+  switch (d.kind) {
+    case CallKind::kAllReduce:
+      read(d.sendbuff, bytes);
+      write(d.recvbuff, bytes);
+      break;
+    case CallKind::kBroadcast:
+      if (root) read(d.sendbuff, bytes);
+      write(d.recvbuff, bytes);
+      break;
+    case CallKind::kReduce:
+      read(d.sendbuff, bytes);
+      if (root) write(d.recvbuff, bytes);
+      break;
+    case CallKind::kAllGather:
+      read(d.sendbuff, bytes);
+      write(d.recvbuff, all);
+      break;
+    case CallKind::kReduceScatter:
+      read(d.sendbuff, all);
+      write(d.recvbuff, bytes);
+      break;
+    case CallKind::kAlltoAll:
+      read(d.sendbuff, all);
+      write(d.recvbuff, all);
+      break;
+    case CallKind::kGather:
+      read(d.sendbuff, bytes);
+      if (root) write(d.recvbuff, all);
+      break;
+    case CallKind::kScatter:
+      if (root) read(d.sendbuff, all);
+      write(d.recvbuff, bytes);
+      break;
+    case CallKind::kSend:
+      read(d.sendbuff, bytes);
+      break;
+    case CallKind::kRecv:
+      write(d.recvbuff, bytes);
+      break;
+  }
+}
+
+}  // namespace
+
 ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
   ncclResult_t result = ncclSuccess;
   std::vector<std::shared_ptr<Task>> tasks;
   std::vector<double> costs;
   std::vector<const char*> whats;
+  // For fakecuda's race detector: per task, per leg, the bytes its calls read and write.
+  std::vector<std::vector<std::vector<fakecuda::RaceAccess>>> accesses;
   {
     cuhal::MutexLock lock(mu_);
     std::vector<std::uint64_t> order;
@@ -1380,15 +1442,19 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
       task->ordinal = rs.next_task++;
       double cost = 0.0;
       const char* what = nullptr;
+      std::vector<std::vector<fakecuda::RaceAccess>> task_accesses;
       for (const GroupOp& op : ops) {
         if (op.handle_id != id) continue;
         const CallDesc& d = op.desc;
         what = what == nullptr ? CallKindApi(d.kind) : "ncclGroupEnd";
         cost += CostUs(d, comm->nranks);
-        if (std::find(task->streams.begin(), task->streams.end(), d.stream) ==
-            task->streams.end()) {
+        auto leg_it = std::find(task->streams.begin(), task->streams.end(), d.stream);
+        const std::size_t leg = static_cast<std::size_t>(leg_it - task->streams.begin());
+        if (leg_it == task->streams.end()) {
           task->streams.push_back(d.stream);
+          task_accesses.emplace_back();
         }
+        AppendCallAccesses(d, h.rank, comm->nranks, &task_accesses[leg]);
         std::shared_ptr<Slot> slot;
         std::size_t part = 0;
         if (IsPointToPoint(d.kind)) {
@@ -1483,6 +1549,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
       tasks.push_back(task);
       costs.push_back(cost);
       whats.push_back(what);
+      accesses.push_back(std::move(task_accesses));
     }
   }
   std::shared_ptr<Engine> self = shared_from_this();
@@ -1494,6 +1561,7 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
       work.ready = [self, task, leg] { return self->LegReady(*task, leg); };
       work.run = [self, task, leg] { return self->RunLeg(*task, leg); };
       work.cost_us = costs[i];
+      work.accesses = std::move(accesses[i][leg]);
       CUresult r = Hooks()->enqueue_stream_work(task->streams[leg], std::move(work));
       if (r != CUDA_SUCCESS) {
         cuhal::MutexLock lock(mu_);

@@ -11,6 +11,7 @@
 // use on an unordered stream, frees concurrent with use).
 #include <cuda.h>
 #include <gtest/gtest.h>
+#include <nccl.h>
 
 #include <atomic>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/kernel_registry.h"
 #include "fakecuda/stream_work.h"
+#include "fakenccl/fake_nccl.h"
 
 namespace {
 
@@ -114,6 +116,53 @@ void WaitFlag(void* flag) {
 void SpinUntil(std::atomic<int>& flag) {
   while (flag.load() == 0) std::this_thread::yield();
 }
+
+// Graph building blocks (explicit graph API).
+CUgraphNode AddMemset(CUgraph g, std::vector<CUgraphNode> deps, CUdeviceptr dst,
+                      unsigned char value, CUcontext ctx, std::size_t bytes = kBytes) {
+  CUDA_MEMSET_NODE_PARAMS m{};
+  m.dst = dst;
+  m.elementSize = 1;
+  m.width = bytes;
+  m.height = 1;
+  m.pitch = bytes;
+  m.value = value;
+  CUgraphNode node = nullptr;
+  EXPECT_EQ(cuGraphAddMemsetNode(&node, g, deps.data(), deps.size(), &m, ctx), CUDA_SUCCESS);
+  return node;
+}
+
+CUgraphNode AddKernel(CUgraph g, std::vector<CUgraphNode> deps, CUfunction f, CUdeviceptr* arg) {
+  void* args[] = {arg};
+  CUDA_KERNEL_NODE_PARAMS kp{};
+  kp.func = f;
+  kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = args;
+  CUgraphNode node = nullptr;
+  EXPECT_EQ(cuGraphAddKernelNode(&node, g, deps.data(), deps.size(), &kp), CUDA_SUCCESS);
+  return node;
+}
+
+CUgraphExec Instantiate(CUgraph g) {
+  CUgraphExec exec = nullptr;
+  EXPECT_EQ(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+  return exec;
+}
+
+// One single-rank communicator on device 0 of the fake (fakenccl), for the collective cases.
+struct OneRank {
+  fakenccl::ScopedNccl nccl;
+  ncclComm_t comm = nullptr;
+  OneRank() {
+    int dev = 0;
+    EXPECT_EQ(ncclCommInitAll(&comm, 1, &dev), ncclSuccess);
+  }
+  ~OneRank() {
+    EXPECT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    EXPECT_EQ(ncclCommDestroy(comm), ncclSuccess);
+  }
+};
 
 CUdeviceptr AllocAsync(CUstream s, std::size_t bytes = kBytes) {
   CUdeviceptr p = 0;
@@ -365,6 +414,112 @@ const std::vector<Case>& Catalogue() {
          OK(cuMemsetD8Async(p.buf, 2, kBytes, p.s1));
        }},
 
+      // ---- graphs: the graph's edges order its nodes, stream order orders launches ----
+      {"graph_chain_of_nodes", Verdict::kClean,
+       [](Program& p) {
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         CUgraphNode a = AddMemset(g, {}, p.buf, 1, p.ctx);
+         AddMemset(g, {a}, p.buf, 2, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuStreamSynchronize(p.s1));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_diamond", Verdict::kClean,
+       [](Program& p) {
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         CUgraphNode root = AddMemset(g, {}, p.buf, 1, p.ctx);
+         CUgraphNode r1 = AddKernel(g, {root}, p.rd, &p.buf);
+         CUgraphNode r2 = AddKernel(g, {root}, p.rd, &p.buf);
+         AddMemset(g, {r1, r2}, p.buf, 2, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.s1));  // after the launch, same stream
+         OK(cuStreamSynchronize(p.s1));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_launch_then_event_to_other_stream", Verdict::kClean,
+       [](Program& p) {
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         AddMemset(g, {}, p.buf, 1, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         CUevent ev;
+         OK(cuEventCreate(&ev, 0));
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuEventRecord(ev, p.s1));
+         OK(cuStreamWaitEvent(p.nb, ev, 0));
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.nb));
+         OK(cuStreamSynchronize(p.nb));
+         OK(cuEventDestroy(ev));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_relaunched_on_another_stream", Verdict::kClean,
+       [](Program& p) {
+         // Launches of one executable graph are ordered (the second waits for the first).
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         AddMemset(g, {}, p.buf, 1, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuGraphLaunch(e, p.nb));
+         OK(cuCtxSynchronize());
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_host_node_after_its_writer", Verdict::kClean,
+       [](Program& p) {
+         // A host node that depends on the writer signals the host; the host then reads on
+         // another stream.
+         static std::atomic<int> flag;
+         flag = 0;
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         CUgraphNode w = AddMemset(g, {}, p.buf, 1, p.ctx, kBytes / 2);
+         AddMemset(g, {}, p.buf + kBytes / 2, 3, p.ctx, kBytes / 2);  // unordered, other bytes
+         CUDA_HOST_NODE_PARAMS hp{};
+         hp.fn = SetFlag;
+         hp.userData = &flag;
+         CUgraphNode h;
+         OK(cuGraphAddHostNode(&h, g, &w, 1, &hp));
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         SpinUntil(flag);
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes / 2, p.nb));
+         OK(cuStreamSynchronize(p.nb));
+         OK(cuStreamSynchronize(p.s1));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      // ---- collectives (fakenccl) on their streams ----
+      {"allreduce_then_read_on_its_stream", Verdict::kClean,
+       [](Program& p) {
+         OneRank r;
+         OK(cuMemsetD8Async(p.buf, 0, kBytes, p.s1));
+         ASSERT_EQ(ncclAllReduce(reinterpret_cast<void*>(p.buf), reinterpret_cast<void*>(p.buf),
+                                 kBytes / 4, ncclFloat32, ncclSum, r.comm, p.s1),
+                   ncclSuccess);
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.s1));
+       }},
+      {"allreduce_event_to_reader", Verdict::kClean,
+       [](Program& p) {
+         OneRank r;
+         CUevent ev;
+         OK(cuEventCreate(&ev, 0));
+         ASSERT_EQ(ncclAllReduce(reinterpret_cast<void*>(p.buf), reinterpret_cast<void*>(p.buf),
+                                 kBytes / 4, ncclFloat32, ncclSum, r.comm, p.nb),
+                   ncclSuccess);
+         OK(cuEventRecord(ev, p.nb));
+         OK(cuStreamWaitEvent(p.s2, ev, 0));
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.s2));
+         OK(cuStreamSynchronize(p.s2));
+         OK(cuEventDestroy(ev));
+       }},
       // ---- racy ----
       {"two_streams_write_write", Verdict::kRace,
        [](Program& p) {
@@ -440,10 +595,17 @@ const std::vector<Case>& Catalogue() {
        }},
       {"host_function_not_yet_run_orders_nothing", Verdict::kRace,
        [](Program& p) {
+         // s1 is held by a host function that waits for `go`; the memset and the host function
+         // that would signal its completion are queued behind it and have not run when s2's
+         // memset is enqueued. (A host function that has started releases its position to
+         // every host thread: the thread it wakes may enqueue before it returns.)
          static std::atomic<int> go;
+         static std::atomic<int> signalled;
          go = 0;
-         OK(cuMemsetD8Async(p.buf, 1, kBytes, p.s1));
+         signalled = 0;
          OK(cuLaunchHostFunc(p.s1, WaitFlag, &go));
+         OK(cuMemsetD8Async(p.buf, 1, kBytes, p.s1));
+         OK(cuLaunchHostFunc(p.s1, SetFlag, &signalled));
          OK(cuMemsetD8Async(p.buf, 2, kBytes, p.s2));
          go = 1;
        }},
@@ -524,6 +686,84 @@ const std::vector<Case>& Catalogue() {
          OK(cuMemsetD8Async(a, 1, kBytes, p.nb));
          OK(cuStreamSynchronize(p.nb));
          OK(cuMemFreeAsync(a, p.nb));
+       }},
+      {"graph_sibling_nodes_write_write", Verdict::kRace,
+       [](Program& p) {
+         // Queued one after the other on the stream, but the graph orders them not at all.
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         AddMemset(g, {}, p.buf, 1, p.ctx);
+         AddMemset(g, {}, p.buf, 2, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuStreamSynchronize(p.s1));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_kernel_node_vs_unrelated_memset_node", Verdict::kRace,
+       [](Program& p) {
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         CUgraphNode root = AddMemset(g, {}, p.buf + kBytes / 2, 0, p.ctx, kBytes / 2);
+         AddKernel(g, {root}, p.rd, &p.buf);   // reads all of buf
+         AddMemset(g, {root}, p.buf, 7, p.ctx, kBytes / 2);  // a sibling writes its first half
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuStreamSynchronize(p.s1));
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_launch_then_unordered_reader", Verdict::kRace,
+       [](Program& p) {
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         AddMemset(g, {}, p.buf, 1, p.ctx);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.nb));
+         OK(cuCtxSynchronize());
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+       }},
+      {"graph_event_record_node_before_the_writer", Verdict::kRace,
+       [](Program& p) {
+         // The record node does not depend on the memset node: waiting for it orders nothing.
+         CUevent ev;
+         OK(cuEventCreate(&ev, 0));
+         CUgraph g;
+         OK(cuGraphCreate(&g, 0));
+         CUgraphNode rec;
+         OK(cuGraphAddEventRecordNode(&rec, g, nullptr, 0, ev));
+         AddMemset(g, {rec}, p.buf + kBytes / 2, 1, p.ctx, kBytes / 2);
+         AddMemset(g, {}, p.buf, 1, p.ctx, kBytes / 2);
+         CUgraphExec e = Instantiate(g);
+         OK(cuGraphLaunch(e, p.s1));
+         OK(cuStreamWaitEvent(p.nb, ev, 0));
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes / 2, p.nb));
+         OK(cuCtxSynchronize());
+         OK(cuGraphExecDestroy(e));
+         OK(cuGraphDestroy(g));
+         OK(cuEventDestroy(ev));
+       }},
+      {"allreduce_reader_on_unordered_stream", Verdict::kRace,
+       [](Program& p) {
+         OneRank r;
+         ASSERT_EQ(ncclAllReduce(reinterpret_cast<void*>(p.buf), reinterpret_cast<void*>(p.buf),
+                                 kBytes / 4, ncclFloat32, ncclSum, r.comm, p.s1),
+                   ncclSuccess);
+         OK(cuMemcpyDtoHAsync(p.host, p.buf, kBytes, p.nb));
+       }},
+      {"allreduce_send_buffer_written_on_another_stream", Verdict::kRace,
+       [](Program& p) {
+         OneRank r;
+         CUdeviceptr out;
+         OK(cuMemAlloc(&out, kBytes));
+         OK(cuMemsetD8Async(p.buf, 1, kBytes, p.nb));  // not ordered before the collective
+         ASSERT_EQ(ncclAllReduce(reinterpret_cast<void*>(p.buf), reinterpret_cast<void*>(out),
+                                 kBytes / 4, ncclFloat32, ncclSum, r.comm, p.s1),
+                   ncclSuccess);
+         OK(cuCtxSynchronize());
+         OK(cuMemFree(out));
        }},
       {"pool_free_concurrent_with_use", Verdict::kUseAfterFree,
        [](Program& p) {
