@@ -14,6 +14,8 @@ CUresult EnqueueStreamWork(CUstream stream, StreamWork work) {
   if (st == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   cuhal::MutexLock lock(st->mu);
   if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  // Not an entry point: no caller of one to name the race detector's call site by (it unwinds).
+  if (st->race() != nullptr) NoteRaceCaller(nullptr);
   CUresult err;
   Stream* s = st->ResolveStream(stream, &err);
   if (s == nullptr) return err;

@@ -83,8 +83,11 @@ struct RaceDetector::Shadow {
   std::uint64_t alloc_id = 0;
   std::uintptr_t base = 0;
   std::size_t size = 0;
-  std::string origin;  // "cuMemAlloc", "cuMemAllocAsync on stream 3 at <site>"
+  // "cuMemAlloc"; for stream-ordered memory built when first reported (Origin()):
+  // "cuMemAllocAsync on stream 3 at <site>".
+  std::string origin;
   bool stream_ordered = false;
+  std::string alloc_label;  // the allocating stream's label (stream-ordered memory)
   std::size_t alloc_agent = 0;
   std::uint64_t alloc_key = 0;
   SiteId alloc_site = 0;
@@ -287,7 +290,7 @@ void RaceDetector::OnAllocAsync(DriverState* st, const Stream& s, const Allocati
   sh->alloc_key = key;
   sh->alloc_site = CaptureSite();
   sh->alloc_what = what;
-  sh->origin = std::string(what) + " on " + agent.label + " at " + DescribeSite(sh->alloc_site);
+  sh->alloc_label = agent.label;
   shadows_[a.id] = std::move(sh);
 }
 
@@ -298,11 +301,11 @@ void RaceDetector::OnFreeAsync(DriverState* st, const Stream& s, const Allocatio
   std::uintptr_t base = 0;
   Shadow* sh = ShadowFor(st, a.base, &base);
   if (sh == nullptr) return;
-  const std::string free_desc = std::string(what) + " on " + f.label;
+  auto free_desc = [&] { return std::string(what) + " on " + f.label; };
   for (const Record& r : sh->records) {
     if (r.agent < f.clock.size() && f.clock[r.agent] >= r.key) continue;
     std::ostringstream os;
-    os << free_desc << " frees allocation " << sh->alloc_id << " (" << sh->origin << ", "
+    os << free_desc() << " frees allocation " << sh->alloc_id << " (" << Origin(*sh) << ", "
        << sh->size << " bytes at " << Hex(sh->base) << ") at " << DescribeSite(site)
        << ", with no happens-before from " << r.what << " on " << agents_[r.agent]->label
        << " that " << (r.write ? "writes" : "reads") << " [" << Hex(r.lo) << ", " << Hex(r.hi)
@@ -314,9 +317,17 @@ void RaceDetector::OnFreeAsync(DriverState* st, const Stream& s, const Allocatio
     return;
   }
   sh->freed = true;
-  sh->free_desc = free_desc;
+  sh->free_desc = free_desc();
   sh->free_site = site;
   sh->records.clear();
+}
+
+const std::string& RaceDetector::Origin(Shadow& sh) {
+  if (sh.origin.empty() && sh.stream_ordered) {
+    sh.origin = std::string(sh.alloc_what) + " on " + sh.alloc_label + " at " +
+                DescribeSite(sh.alloc_site);
+  }
+  return sh.origin;
 }
 
 void RaceDetector::OnRelease(std::uint64_t alloc_id) { shadows_.erase(alloc_id); }
@@ -397,7 +408,7 @@ void RaceDetector::CheckAccess(DriverState* st, const Stream& s, const Agent& b,
   auto describe_b = [&] {
     std::ostringstream os;
     os << what << " on " << b.label << " " << (access.write ? "writes" : "reads") << " ["
-       << Hex(lo) << ", " << Hex(hi) << ") of allocation " << sh->alloc_id << " (" << sh->origin
+       << Hex(lo) << ", " << Hex(hi) << ") of allocation " << sh->alloc_id << " (" << Origin(*sh)
        << ", " << sh->size << " bytes at " << Hex(sh->base) << ") at " << DescribeSite(site);
     return os.str();
   };
@@ -447,6 +458,20 @@ void RaceDetector::Report(bool use_after_free, const std::string& text, SiteId a
 }
 
 SiteId RaceDetector::CaptureSite() {
+  // A call site is the instruction that called the entry point (NoteRaceCaller): its frames are
+  // unwound once, at its first call, and reused (backtrace(3) costs microseconds, the rest of
+  // an operation's check a few hundred nanoseconds). Without a caller (stream work enqueued by
+  // fakenccl), every capture unwinds.
+  void* const caller = t_caller;
+  if (caller != nullptr) {
+    if (auto it = caller_sites_.find(caller); it != caller_sites_.end()) return it->second;
+  }
+  const SiteId id = UnwindSite();
+  if (caller != nullptr) caller_sites_.emplace(caller, id);
+  return id;
+}
+
+SiteId RaceDetector::UnwindSite() {
   void* frames[kMaxFrames];
   int n = backtrace(frames, kMaxFrames);
   // Start at the user's call of the entry point when it is on the stack (NoteRaceCaller).

@@ -50,7 +50,11 @@
 // per pair of call sites: to stderr as one line ("fakecuda: race: ..." or
 // "fakecuda: use-after-free: ..."), and, in kFail mode, as CUDA_ERROR_ILLEGAL_STATE returned by
 // the call that enqueued the second operation (the operation is still queued and runs: the
-// detector never changes what the program does).
+// detector never changes what the program does; every finding fails its call, reported or not).
+// A call site is the instruction that called the entry point; its frames are unwound at its
+// first call and reused after (unwinding costs microseconds per operation, the check itself
+// about a hundred nanoseconds), so the frames above a helper that wraps an entry point are
+// those of the helper's first caller.
 //
 // Ownership: one per DriverState (DriverState::race(), null when the detector is off).
 // Thread-safety: none of its own; every method is called with DriverState::mu held (the
@@ -154,7 +158,9 @@ class RaceDetector {
   void CheckAccess(DriverState* st, const Stream& s, const Agent& b, std::uint64_t key,
                    const char* what, race::SiteId site, const RaceAccess& access);
   void Report(bool use_after_free, const std::string& text, race::SiteId a, race::SiteId b);
+  const std::string& Origin(Shadow& sh);  // where the allocation came from, for reports
   race::SiteId CaptureSite();
+  race::SiteId UnwindSite();
   std::string DescribeSite(race::SiteId site);
 
   const RaceCheck mode_;
@@ -168,6 +174,7 @@ class RaceDetector {
   std::unordered_map<std::uint64_t, std::unique_ptr<Shadow>> shadows_;  // by allocation id
   std::vector<std::vector<void*>> sites_;
   std::unordered_map<std::size_t, std::vector<race::SiteId>> site_index_;  // frames hash -> ids
+  std::unordered_map<void*, race::SiteId> caller_sites_;  // entry point's return address -> id
   std::set<std::pair<race::SiteId, race::SiteId>> reported_;
   std::vector<std::string> findings_;
 };
