@@ -506,13 +506,14 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   a.flags = 0;
   a.pool_id = pool->id_;
   a.created_by = what;  // reuses the spare node's capacity
+  const std::uint64_t alloc_id = a.id;
   st_->memory().Add(std::move(node));
   *out = base;
   if (RaceDetector* race = st_->race()) {
     // The allocation's place on its stream: the op below when there is one, else a seq of its own.
     const std::uint64_t key =
         place.wait_stream != 0 ? st_->streams().next_seq() : st_->streams().TakeSeq();
-    race->OnAllocAsync(st_, *stream, *st_->memory().At(base), key, what);
+    race->OnAllocAsync(st_, *stream, alloc_id, base, bytes, key, what);
   }
 
   if (place.wait_stream != 0) {

@@ -75,6 +75,8 @@ struct Stream {
   // pool internal dependencies): the highest seq waited for. The pool model reads it to decide
   // which stream-ordered frees this stream may reuse.
   std::unordered_map<std::uint64_t, std::uint64_t> waited;
+  // The race detector's agent for this stream (RaceDetector::StreamAgent), once it has one.
+  mutable std::size_t race_agent = static_cast<std::size_t>(-1);
 };
 
 struct Event {

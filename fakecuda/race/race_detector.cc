@@ -87,7 +87,6 @@ struct RaceDetector::Shadow {
   // "cuMemAllocAsync on stream 3 at <site>".
   std::string origin;
   bool stream_ordered = false;
-  std::string alloc_label;  // the allocating stream's label (stream-ordered memory)
   std::size_t alloc_agent = 0;
   std::uint64_t alloc_key = 0;
   SiteId alloc_site = 0;
@@ -110,8 +109,12 @@ RaceDetector::~RaceDetector() = default;
 // --- agents ---
 
 RaceDetector::Agent& RaceDetector::StreamAgent(const Stream& s) {
+  if (s.race_agent < agents_.size()) return *agents_[s.race_agent];
   auto it = stream_agents_.find(s.id);
-  if (it != stream_agents_.end()) return *agents_[it->second];
+  if (it != stream_agents_.end()) {
+    s.race_agent = it->second;
+    return *agents_[it->second];
+  }
   auto a = std::make_unique<Agent>();
   a->index = agents_.size();
   a->stream_id = s.id;
@@ -125,6 +128,7 @@ RaceDetector::Agent& RaceDetector::StreamAgent(const Stream& s) {
     a->label += " (non-blocking)";
   }
   stream_agents_.emplace(s.id, a->index);
+  s.race_agent = a->index;
   agents_.push_back(std::move(a));
   return *agents_.back();
 }
@@ -278,28 +282,34 @@ void RaceDetector::OnEnqueue(DriverState* st, const Stream& s, const Op& op) {
   for (const RaceAccess& access : op.accesses) CheckAccess(st, s, b, op.seq, op.what, site, access);
 }
 
-void RaceDetector::OnAllocAsync(DriverState* st, const Stream& s, const Allocation& a,
-                                std::uint64_t key, const char* what) {
+void RaceDetector::OnAllocAsync(DriverState* st, const Stream& s, std::uint64_t alloc_id,
+                                std::uintptr_t base, std::size_t size, std::uint64_t key,
+                                const char* what) {
   Agent& agent = Position(st, s, key, nullptr);
-  auto sh = std::make_unique<Shadow>();
-  sh->alloc_id = a.id;
-  sh->base = a.base;
-  sh->size = a.size;
+  std::unique_ptr<Shadow> sh = NewShadow();
+  sh->alloc_id = alloc_id;
+  sh->base = base;
+  sh->size = size;
   sh->stream_ordered = true;
   sh->alloc_agent = agent.index;
   sh->alloc_key = key;
   sh->alloc_site = CaptureSite();
   sh->alloc_what = what;
-  sh->alloc_label = agent.label;
-  shadows_[a.id] = std::move(sh);
+  shadows_[alloc_id] = std::move(sh);
 }
 
 void RaceDetector::OnFreeAsync(DriverState* st, const Stream& s, const Allocation& a,
                                std::uint64_t key, const char* what) {
   Agent& f = Position(st, s, key, nullptr);
   const SiteId site = CaptureSite();
-  std::uintptr_t base = 0;
-  Shadow* sh = ShadowFor(st, a.base, &base);
+  // Pool memory's shadow was made at its allocation: found by id, without a memory-map walk.
+  Shadow* sh = nullptr;
+  if (auto it = shadows_.find(a.id); it != shadows_.end()) {
+    sh = it->second.get();
+  } else {
+    std::uintptr_t base = 0;
+    sh = ShadowFor(st, a.base, &base);
+  }
   if (sh == nullptr) return;
   auto free_desc = [&] { return std::string(what) + " on " + f.label; };
   for (const Record& r : sh->records) {
@@ -313,7 +323,7 @@ void RaceDetector::OnFreeAsync(DriverState* st, const Stream& s, const Allocatio
     Report(true, os.str(), r.site, site);
   }
   if (a.type == MemoryType::kPool) {
-    shadows_.erase(a.id);  // its addresses leave the memory map now
+    DropShadow(a.id);  // its addresses leave the memory map now
     return;
   }
   sh->freed = true;
@@ -324,13 +334,42 @@ void RaceDetector::OnFreeAsync(DriverState* st, const Stream& s, const Allocatio
 
 const std::string& RaceDetector::Origin(Shadow& sh) {
   if (sh.origin.empty() && sh.stream_ordered) {
-    sh.origin = std::string(sh.alloc_what) + " on " + sh.alloc_label + " at " +
+    sh.origin = std::string(sh.alloc_what) + " on " + agents_[sh.alloc_agent]->label + " at " +
                 DescribeSite(sh.alloc_site);
   }
   return sh.origin;
 }
 
-void RaceDetector::OnRelease(std::uint64_t alloc_id) { shadows_.erase(alloc_id); }
+void RaceDetector::OnRelease(std::uint64_t alloc_id) { DropShadow(alloc_id); }
+
+std::unique_ptr<RaceDetector::Shadow> RaceDetector::NewShadow() {
+  if (spare_shadows_.empty()) return std::make_unique<Shadow>();
+  std::unique_ptr<Shadow> sh = std::move(spare_shadows_.back());
+  spare_shadows_.pop_back();
+  return sh;
+}
+
+void RaceDetector::DropShadow(std::uint64_t alloc_id) {
+  auto it = shadows_.find(alloc_id);
+  if (it == shadows_.end()) return;
+  std::unique_ptr<Shadow> sh = std::move(it->second);
+  shadows_.erase(it);
+  // Recycled (pool allocations come and go per operation), its strings' and records' capacity
+  // kept; a bounded number of spares.
+  if (spare_shadows_.size() < 64) {
+    sh->origin.clear();
+    sh->stream_ordered = false;
+    sh->alloc_agent = 0;
+    sh->alloc_key = 0;
+    sh->alloc_site = 0;
+    sh->alloc_what = "";
+    sh->freed = false;
+    sh->free_desc.clear();
+    sh->free_site = 0;
+    sh->records.clear();
+    spare_shadows_.push_back(std::move(sh));
+  }
+}
 
 // --- host synchronization ---
 
@@ -463,11 +502,19 @@ SiteId RaceDetector::CaptureSite() {
   // an operation's check a few hundred nanoseconds). Without a caller (stream work enqueued by
   // fakenccl), every capture unwinds.
   void* const caller = t_caller;
-  if (caller != nullptr) {
-    if (auto it = caller_sites_.find(caller); it != caller_sites_.end()) return it->second;
+  if (caller == nullptr) return UnwindSite();
+  // A direct-mapped cache in front of the map (a program's hot loop has a few call sites).
+  CallerSlot& slot =
+      caller_cache_[(reinterpret_cast<std::uintptr_t>(caller) >> 2) % caller_cache_.size()];
+  if (slot.caller == caller) return slot.id;
+  SiteId id = 0;
+  if (auto it = caller_sites_.find(caller); it != caller_sites_.end()) {
+    id = it->second;
+  } else {
+    id = UnwindSite();
+    caller_sites_.emplace(caller, id);
   }
-  const SiteId id = UnwindSite();
-  if (caller != nullptr) caller_sites_.emplace(caller, id);
+  slot = {caller, id};
   return id;
 }
 

@@ -64,6 +64,7 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -108,9 +109,9 @@ class RaceDetector {
   // `op` (its seq set, deps added) is being enqueued on `s`: computes its clock and checks its
   // accesses.
   void OnEnqueue(DriverState* st, const Stream& s, const Op& op);
-  // A stream-ordered allocation `a` (pool memory) made on `s` at `key`.
-  void OnAllocAsync(DriverState* st, const Stream& s, const Allocation& a, std::uint64_t key,
-                    const char* what);
+  // A stream-ordered allocation (pool memory: id, base, size) made on `s` at `key`.
+  void OnAllocAsync(DriverState* st, const Stream& s, std::uint64_t alloc_id, std::uintptr_t base,
+                    std::size_t size, std::uint64_t key, const char* what);
   // A stream-ordered free of `a` on `s` at `key` (cuMemFreeAsync): a write of all of `a`.
   void OnFreeAsync(DriverState* st, const Stream& s, const Allocation& a, std::uint64_t key,
                    const char* what);
@@ -158,6 +159,8 @@ class RaceDetector {
   void CheckAccess(DriverState* st, const Stream& s, const Agent& b, std::uint64_t key,
                    const char* what, race::SiteId site, const RaceAccess& access);
   void Report(bool use_after_free, const std::string& text, race::SiteId a, race::SiteId b);
+  std::unique_ptr<Shadow> NewShadow();
+  void DropShadow(std::uint64_t alloc_id);
   const std::string& Origin(Shadow& sh);  // where the allocation came from, for reports
   race::SiteId CaptureSite();
   race::SiteId UnwindSite();
@@ -172,9 +175,15 @@ class RaceDetector {
   std::unordered_map<std::thread::id, std::unique_ptr<Host>> host_clocks_;
   race::Clock released_;  // joined clocks of host functions that returned
   std::unordered_map<std::uint64_t, std::unique_ptr<Shadow>> shadows_;  // by allocation id
+  std::vector<std::unique_ptr<Shadow>> spare_shadows_;
   std::vector<std::vector<void*>> sites_;
   std::unordered_map<std::size_t, std::vector<race::SiteId>> site_index_;  // frames hash -> ids
   std::unordered_map<void*, race::SiteId> caller_sites_;  // entry point's return address -> id
+  struct CallerSlot {
+    void* caller = nullptr;
+    race::SiteId id = 0;
+  };
+  std::array<CallerSlot, 16> caller_cache_{};
   std::set<std::pair<race::SiteId, race::SiteId>> reported_;
   std::vector<std::string> findings_;
 };
