@@ -245,11 +245,26 @@ StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& pa
     return InvalidArgumentError(
         StrCat(context, ": the channel id is all zeros (no id was made or exchanged)"));
   }
-  CUHAL_ASSIGN_OR_RETURN(
-      std::unique_ptr<Channel> channel,
-      Channel::Create(*this, queue(queue_index), id, rank, count), context, " (rank ", rank,
-      " of ", count, ", queue ", queue_index, ")");
-  return channel;
+  const std::string where = StrCat(" (rank ", rank, " of ", count, ", queue ", queue_index, ")");
+  StatusOr<std::unique_ptr<Channel>> channel =
+      Channel::Create(*this, queue(queue_index), id, rank, count);
+  if (params.id.empty()) {
+    // The id came from the provider: agree with the other ranks that every one of them has its
+    // communicator (ChannelProvider::AgreeOnCreation), or none keeps one.
+    Status agreed = provider->AgreeOnCreation(params.group, rank, count, channel.status());
+    if (!agreed.ok()) {
+      if (channel.ok()) {
+        Status aborted = (*channel)->Abort();
+        if (!aborted.ok()) {
+          ReportDroppedStatus(std::move(aborted).AddContext(
+              StrCat(context, where, ": aborting the channel another rank failed to create")));
+        }
+      }
+      return std::move(agreed).AddContext(StrCat(context, where));
+    }
+  }
+  if (!channel.ok()) return std::move(channel).status().AddContext(StrCat(context, where));
+  return std::move(channel).value();
 }
 
 Queue& Device::queue(int index) const {
