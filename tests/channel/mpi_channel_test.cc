@@ -325,6 +325,26 @@ TEST_F(MpiDeviceChannelTest, RankZerosFailedIdAbortsEveryRanksCreation) {
   }
 }
 
+TEST_F(MpiDeviceChannelTest, ABadArgumentOnOneRankAbortsTheOthersWithoutWaiting) {
+  const int bad = size_ - 1;
+  ChannelParams params;
+  if (rank_ == bad) params.queue_affinity = 0x2;  // the device has one queue
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<std::unique_ptr<Channel>> channel = device_->CreateChannel(params);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(channel.ok());
+  const Status& status = channel.status();
+  if (rank_ == bad) {
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status;
+  } else {
+    EXPECT_EQ(status.code(), StatusCode::kAborted) << status;
+    EXPECT_THAT(status.message(), HasSubstr(StrCat("rank ", bad, " of group ''")));
+  }
+  EXPECT_THAT(status.message(), HasSubstr("queue affinity 0x2"));
+  // Reported, not timed out (the provider's timeout is 20 s).
+  EXPECT_LT(waited, std::chrono::seconds(10));
+}
+
 // Forwards to an MpiChannelProvider, but agrees on creation over the whole communicator (""),
 // with the last process's initialization replaced by a failure: so that channels of one-process
 // groups (which the fake can make in each process) meet in one agreement across processes.
