@@ -151,7 +151,7 @@ class MpiChannelProvider final : public ChannelProvider {
     std::int32_t rank = -1;    // the channel rank it claims
     std::int32_t count = -1;   // the channel count it claims
     std::int32_t code = 0;     // the StatusCode of its failure
-    char message[240] = {};    // its failure's message, NUL-terminated (truncated)
+    char message[1008] = {};   // its failure's message, NUL-terminated (truncated)
   };
   // One communicator and the state of its rounds. The buffers of a round live here, not on a
   // caller's stack: a round that timed out is still pending in MPI and may complete later.

@@ -345,25 +345,31 @@ TEST_F(MpiDeviceChannelTest, ABadArgumentOnOneRankAbortsTheOthersWithoutWaiting)
   EXPECT_LT(waited, std::chrono::seconds(10));
 }
 
-// Forwards to an MpiChannelProvider, but agrees on creation over the whole communicator (""),
-// with the last process's initialization replaced by a failure: so that channels of one-process
-// groups (which the fake can make in each process) meet in one agreement across processes.
+// Channels of one-process groups (which each process's fake can make), with every step of their
+// creation agreed on over the whole communicator (""), as the steps of one channel spanning the
+// processes would be: the exchange of the one-process group, then one world round of its outcome;
+// Fail, one world round as a failure; AgreeOnCreation, a world round. So every process takes the
+// same decision about every creation. With `fail_last_init`, the last process's initialization
+// is replaced by a failure.
 class AgreeAcrossTheWorld final : public ChannelProvider {
  public:
-  explicit AgreeAcrossTheWorld(std::shared_ptr<MpiChannelProvider> mpi) : mpi_(std::move(mpi)) {}
+  AgreeAcrossTheWorld(std::shared_ptr<MpiChannelProvider> mpi, bool fail_last_init)
+      : mpi_(std::move(mpi)), fail_last_init_(fail_last_init) {}
   StatusOr<RankAndCount> QueryDefaultRankAndCount() override {
     return mpi_->QueryDefaultRankAndCount();
   }
   Status ExchangeId(std::string_view group, int rank, int count, ChannelId& id) override {
-    return mpi_->ExchangeId(group, rank, count, id);
+    const Status mine = mpi_->ExchangeId(group, rank, count, id);
+    return mpi_->AgreeOnCreation("", WorldRank(), WorldSize(), mine);
   }
   void Fail(std::string_view group, int rank, const Status& status) override {
     mpi_->Fail(group, rank, status);
+    mpi_->AgreeOnCreation("", WorldRank(), WorldSize(), status).IgnoreError();
   }
   Status AgreeOnCreation(std::string_view, int, int, const Status& created) override {
     const int rank = WorldRank();
     const int size = WorldSize();
-    const Status mine = rank == size - 1 && created.ok()
+    const Status mine = fail_last_init_ && rank == size - 1 && created.ok()
                             ? InternalError("injected: ncclCommInitRank failed here")
                             : created;
     return mpi_->AgreeOnCreation("", rank, size, mine);
@@ -371,11 +377,87 @@ class AgreeAcrossTheWorld final : public ChannelProvider {
 
  private:
   std::shared_ptr<MpiChannelProvider> mpi_;
+  const bool fail_last_init_;
 };
+
+// Runs one channel's life on `device` (a one-process group "self" made through `provider`):
+// creation, an all-reduce, destruction. Whether the creation succeeded goes to *created.
+Status ChannelLife(Device& device, bool* created) {
+  ChannelParams params;
+  params.group = "self";
+  params.rank = 0;
+  params.count = 1;
+  StatusOr<std::unique_ptr<Channel>> channel = device.CreateChannel(params);
+  *created = channel.ok();
+  CUHAL_RETURN_IF_ERROR(channel.status());
+  constexpr std::size_t kCount = 8;
+  CUHAL_ASSIGN_OR_RETURN(Buffer buffer, device.allocator().Allocate({}, kCount * sizeof(float)));
+  Status used = (*channel)->AllReduce(buffer, 0, buffer, 0, kCount, DataType::kFloat32,
+                                      ReductionOp::kSum);
+  if (used.ok()) used = (*channel)->queue().Synchronize();
+  channel->reset();  // before the buffer it used
+  Status freed = buffer.Reset();
+  CUHAL_RETURN_IF_ERROR(used);
+  return freed;
+}
+
+// The fault sweep: on each process in turn, the n-th fakenccl call of a channel's life fails
+// (ncclSystemError), for n = 1, 2, ... until the life makes fewer than n calls there. Every
+// process must take the same decision about the creation (all made the channel or none did), a
+// failed creation must name the injected fault on every process, and no communicator may leak.
+TEST_F(MpiDeviceChannelTest, FaultSweepOneProcesssCallsFailInTurn) {
+  CUHAL_ASSERT_OK(provider_->DefineGroup("self", rank_, 0));
+  device_->ReplaceChannelProvider(
+      std::make_shared<AgreeAcrossTheWorld>(provider_, /*fail_last_init=*/false));
+  fakenccl::NcclFaultInjector& faults = backend_->fake_nccl()->faults();
+  int failed_creations = 0;
+  int runs = 0;
+  for (int faulty = 0; faulty < size_; ++faulty) {
+    for (std::uint64_t n = 1;; ++n) {
+      SCOPED_TRACE(StrCat("call ", n, " of process ", faulty, " fails"));
+      ASSERT_LT(n, 100u) << "the sweep does not end";
+      faults.ClearRules();
+      faults.ResetCounters();
+      if (rank_ == faulty) {
+        std::string error;
+        ASSERT_TRUE(faults.AddRulesFromSpec(StrCat("*:nth:", n, ":ncclSystemError"), &error))
+            << error;
+      }
+      bool created = false;
+      const Status life = ChannelLife(*device_, &created);
+      const bool fired = faults.injected() > 0;
+      faults.ClearRules();
+      if (!created) {
+        ++failed_creations;
+        EXPECT_THAT(life.message(), HasSubstr("ncclSystemError")) << life;
+        if (rank_ != faulty) {
+          EXPECT_EQ(life.code(), StatusCode::kAborted) << life;
+        }
+      } else if (rank_ != faulty) {
+        CUHAL_EXPECT_OK(life);
+      }
+      EXPECT_EQ(backend_->fake_nccl()->LiveObjects().communicators, 0);
+      int mine[2] = {created ? 1 : 0, -(created ? 1 : 0)};  // max and -min in one MPI_MAX
+      int all[2] = {0, 0};
+      MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      EXPECT_EQ(all[0], -all[1]) << "the processes disagree on whether the channel was made";
+      int more = fired ? 1 : 0;  // the fault fired: the life had an n-th call; try n + 1
+      int any_more = 0;
+      MPI_Allreduce(&more, &any_more, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      ++runs;
+      if (any_more == 0) break;
+    }
+  }
+  std::printf("process %d: fault sweep of %d run(s), %d failed creation(s) here\n", rank_, runs,
+              failed_creations);
+  EXPECT_GT(failed_creations, 0) << "no injected fault ever failed a creation";
+  EXPECT_GT(runs, 2 * size_) << "the life of a channel makes more than one call per process";
+}
 
 TEST_F(MpiDeviceChannelTest, AFailedInitializationOnOneRankAbortsEveryRanksChannel) {
   CUHAL_ASSERT_OK(provider_->DefineGroup("self", rank_, 0));
-  device_->ReplaceChannelProvider(std::make_shared<AgreeAcrossTheWorld>(provider_));
+  device_->ReplaceChannelProvider(
+      std::make_shared<AgreeAcrossTheWorld>(provider_, /*fail_last_init=*/true));
   ChannelParams params;
   params.group = "self";
   params.rank = 0;
