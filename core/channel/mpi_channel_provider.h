@@ -94,7 +94,8 @@ struct MpiChannelOptions {
 // before MPI is finalized (after, they are left to MPI_Finalize, reported). Thread-safety: every
 // method may be called from any thread concurrently when MPI provides MPI_THREAD_SERIALIZED or
 // MPI_THREAD_MULTIPLE (the provider serializes its MPI calls with one mutex, so one exchange at a
-// time per process); with a lower level, only from the thread that initialized MPI
+// time per process; under MPI_THREAD_SERIALIZED the program must not call MPI itself while a
+// provider call is in progress); with a lower level, only from the thread that initialized MPI
 // (FAILED_PRECONDITION otherwise). Stream ordering: none; these are host-side rendezvous.
 class MpiChannelProvider final : public ChannelProvider {
  public:
