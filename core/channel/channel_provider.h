@@ -1,7 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // ChannelProvider: where a Device asks for the default rank and count of a collective group and
 // how the group's ranks agree on one NCCL unique id (IREE's iree_hal_channel_provider_t); and
-// InProcessChannelWorld, a provider for ranks that are threads of one process.
+// InProcessChannelWorld, a provider for ranks that are threads of one process. (Ranks that are
+// processes of an MPI job: core/channel/mpi_channel_provider.h.)
 #ifndef CUHAL_CORE_CHANNEL_CHANNEL_PROVIDER_H_
 #define CUHAL_CORE_CHANNEL_CHANNEL_PROVIDER_H_
 
@@ -65,6 +66,24 @@ class ChannelProvider {
   // fails before its exchange completes; callers call it when a rank fails earlier (say its
   // device could not be created). Never fails.
   virtual void Fail(std::string_view group, int rank, const Status& status) = 0;
+
+  // After this rank initialized the communicator of the channel whose id was exchanged under
+  // `group` (`created`: OK, or why ncclCommInitRank failed), agrees on the outcome with the
+  // group's other ranks: OK only when every rank succeeded; otherwise an error (ABORTED naming a
+  // rank that failed; `created` itself on that rank). Device::CreateChannel calls it after every
+  // initialization of an exchanged id and aborts its new channel when it fails, so that either
+  // every rank has the channel or none has and none goes on to wait in a collective for a peer
+  // that has no communicator. Must not block forever (as ExchangeId). The default returns
+  // `created` unchanged, without communicating: for providers whose ranks learn of a peer's
+  // failed initialization from NCCL itself (the ranks of an in-process world, whose fake
+  // initialization times out naming the missing rank).
+  [[nodiscard]] virtual Status AgreeOnCreation(std::string_view group, int rank, int count,
+                                               const Status& created) {
+    static_cast<void>(group);
+    static_cast<void>(rank);
+    static_cast<void>(count);
+    return created;
+  }
 };
 
 struct InProcessChannelOptions {

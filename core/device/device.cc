@@ -181,19 +181,35 @@ StatusOr<std::shared_ptr<CommandBuffer>> Device::CreateCommandBuffer(
 
 StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& params) {
   const std::string context = StrCat("creating channel on device ", identifier_);
-  CUHAL_RETURN_IF_ERROR(RequireNcclTable(nccl_, context));
+  std::shared_ptr<ChannelProvider> provider = channel_provider();
+  // An error before the exchange, when the provider is to exchange the id, is also reported to
+  // it (ChannelProvider::Fail), so that the group's other ranks stop waiting for this one. The
+  // rank reported is the requested one, or the provider's default.
+  auto failed_before_exchange = [&](Status status) -> Status {
+    if (!params.id.empty() || provider == nullptr) return status;
+    int rank = params.rank;
+    if (rank == kChannelRankDefault) {
+      StatusOr<RankAndCount> defaults = provider->QueryDefaultRankAndCount();
+      if (!defaults.ok()) return status;
+      rank = defaults->rank;
+    }
+    provider->Fail(params.group, rank, status);
+    return status;
+  };
+  if (Status table = RequireNcclTable(nccl_, context); !table.ok()) {
+    return failed_before_exchange(std::move(table));
+  }
   const int selected = std::popcount(params.queue_affinity);
   const int queue_index = std::countr_zero(params.queue_affinity);
   if (selected != 1 || queue_index >= queue_count()) {
     char mask[32];
     std::snprintf(mask, sizeof(mask), "0x%llx",
                   static_cast<unsigned long long>(params.queue_affinity));
-    return InvalidArgumentError(StrCat(
+    return failed_before_exchange(InvalidArgumentError(StrCat(
         context, ": queue affinity ", mask, " must select exactly one of the device's ",
         queue_count(), " queue(s) (one bit below bit ", queue_count(), "); it selects ", selected,
-        selected == 1 ? StrCat(", queue ", queue_index, ", which does not exist") : ""));
+        selected == 1 ? StrCat(", queue ", queue_index, ", which does not exist") : "")));
   }
-  std::shared_ptr<ChannelProvider> provider = channel_provider();
 
   int rank = params.rank;
   int count = params.count;
@@ -211,8 +227,8 @@ StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& pa
     if (count == kChannelCountDefault) count = defaults.count;
   }
   if (count < 1 || rank < 0 || rank >= count) {
-    return InvalidArgumentError(StrCat(context, ": rank ", rank, " and count ", count,
-                                       " do not satisfy 0 <= rank < count"));
+    return failed_before_exchange(InvalidArgumentError(StrCat(
+        context, ": rank ", rank, " and count ", count, " do not satisfy 0 <= rank < count")));
   }
 
   ChannelId id{};
@@ -245,11 +261,26 @@ StatusOr<std::unique_ptr<Channel>> Device::CreateChannel(const ChannelParams& pa
     return InvalidArgumentError(
         StrCat(context, ": the channel id is all zeros (no id was made or exchanged)"));
   }
-  CUHAL_ASSIGN_OR_RETURN(
-      std::unique_ptr<Channel> channel,
-      Channel::Create(*this, queue(queue_index), id, rank, count), context, " (rank ", rank,
-      " of ", count, ", queue ", queue_index, ")");
-  return channel;
+  const std::string where = StrCat(" (rank ", rank, " of ", count, ", queue ", queue_index, ")");
+  StatusOr<std::unique_ptr<Channel>> channel =
+      Channel::Create(*this, queue(queue_index), id, rank, count);
+  if (params.id.empty()) {
+    // The id came from the provider: agree with the other ranks that every one of them has its
+    // communicator (ChannelProvider::AgreeOnCreation), or none keeps one.
+    Status agreed = provider->AgreeOnCreation(params.group, rank, count, channel.status());
+    if (!agreed.ok()) {
+      if (channel.ok()) {
+        Status aborted = (*channel)->Abort();
+        if (!aborted.ok()) {
+          ReportDroppedStatus(std::move(aborted).AddContext(
+              StrCat(context, where, ": aborting the channel another rank failed to create")));
+        }
+      }
+      return std::move(agreed).AddContext(StrCat(context, where));
+    }
+  }
+  if (!channel.ok()) return std::move(channel).status().AddContext(StrCat(context, where));
+  return std::move(channel).value();
 }
 
 Queue& Device::queue(int index) const {

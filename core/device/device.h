@@ -145,6 +145,10 @@ class Device {
   // (INVALID_ARGUMENT naming the size) and no id may be all zero (INVALID_ARGUMENT). Finally
   // ncclCommInitRank (blocking) in the device's context. A failure before the exchange completed
   // is also reported to the provider (ChannelProvider::Fail) so the other ranks stop waiting.
+  // When the provider exchanged the id, the outcome of ncclCommInitRank is then agreed on with
+  // the other ranks (ChannelProvider::AgreeOnCreation): when any rank failed, this rank's new
+  // channel is aborted and its creation fails with the provider's error (ABORTED naming the rank
+  // for MpiChannelProvider; the in-process provider passes each rank's own result through).
   // Every error is under "creating channel on device <identifier>".
   [[nodiscard]] StatusOr<std::unique_ptr<Channel>> CreateChannel(const ChannelParams& params = {});
 
