@@ -27,6 +27,10 @@
 //                queue progressed; about 1 expected, none on the submitting thread)
 //   <entry>      per-operation count of every entry that was called (cuEventRecord,
 //                cuStreamWaitEvent, cuLaunchHostFunc, cuMemAllocFromPoolAsync, ...)
+//   vcsw, ivcsw  voluntary / involuntary context switches of the submitting thread per operation
+//                (getrusage(RUSAGE_THREAD)): a voluntary one is a sleep in the kernel, on a
+//                contended lock (ours or the C library's) or in a driver call
+//   sys_ns       the submitting thread's kernel-mode CPU time per operation (part of CPU)
 //   deferred     (queue-to-queue and pipeline only) how often, sampled after a submission, the
 //                scheduler held a deferred operation (one waiting for the host or the worker),
 //                per operation; the sample (a lock of the scheduler) is inside the clock
@@ -48,6 +52,8 @@
 // stops, the host waits for the batch's signals (and frees what it allocated), and the clock
 // starts again. The device's event pool holds kEventPoolCapacity >= kBatch events, so the steady
 // state creates no event.
+#include <sys/resource.h>
+
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 
@@ -265,10 +271,17 @@ class Fixture {
   // Wall time is accumulated over the same regions (wall_seconds()).
   void StartCounting() {
     started_ = kind_.snapshot();
+    getrusage(RUSAGE_THREAD, &usage_started_);
     wall_started_ = std::chrono::steady_clock::now();
   }
   void StopCounting() {
     wall_ += std::chrono::steady_clock::now() - wall_started_;
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    vcsw_ += static_cast<std::uint64_t>(usage.ru_nvcsw - usage_started_.ru_nvcsw);
+    ivcsw_ += static_cast<std::uint64_t>(usage.ru_nivcsw - usage_started_.ru_nivcsw);
+    sys_ns_ += (usage.ru_stime.tv_sec - usage_started_.ru_stime.tv_sec) * 1'000'000'000LL +
+               (usage.ru_stime.tv_usec - usage_started_.ru_stime.tv_usec) * 1'000LL;
     const Counts now = kind_.snapshot();
     for (int i = 0; i < kEntryCount; ++i) counted_[i] += now[i] - started_[i];
   }
@@ -298,6 +311,9 @@ class Fixture {
     state_.counters["host_syncs"] = static_cast<double>(syncs) / ops;
     state_.counters["queries"] = static_cast<double>(queries) / ops;
     state_.counters["deferred"] = static_cast<double>(deferred_seen_) / ops;
+    state_.counters["vcsw"] = static_cast<double>(vcsw_) / ops;
+    state_.counters["ivcsw"] = static_cast<double>(ivcsw_) / ops;
+    state_.counters["sys_ns"] = static_cast<double>(sys_ns_) / ops;
   }
 
  private:
@@ -312,6 +328,9 @@ class Fixture {
   std::chrono::steady_clock::time_point wall_started_;
   std::chrono::steady_clock::duration wall_{};
   std::uint64_t deferred_seen_ = 0;
+  rusage usage_started_{};
+  std::uint64_t vcsw_ = 0, ivcsw_ = 0;
+  long long sys_ns_ = 0;
   bool ok_ = false;
 };
 

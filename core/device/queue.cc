@@ -178,9 +178,10 @@ Status Queue::RequireScheduler(const std::string& what) const {
 
 namespace {
 
-std::unique_ptr<QueueAction> NewAction(QueueOpLabel label, Queue* queue, SemaphoreList waits,
-                                       SemaphoreList signals) {
-  auto action = std::make_unique<QueueAction>();
+// A recycled action when the scheduler has one (see QueueScheduler::NewAction).
+std::unique_ptr<QueueAction> NewAction(QueueScheduler& scheduler, QueueOpLabel label, Queue* queue,
+                                       SemaphoreList waits, SemaphoreList signals) {
+  std::unique_ptr<QueueAction> action = scheduler.NewAction();
   action->label = label;
   action->queue = queue;
   action->waits.assign(waits.begin(), waits.end());
@@ -205,7 +206,7 @@ StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, Memor
   const bool ordered = device_->pools() != nullptr;
   BufferParams p = params;
   Buffer result;
-  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction(*scheduler_, label, this, waits, signals);
   if (ordered) {
     p.pool = pool;
     action->work_at_submit = true;
@@ -239,7 +240,7 @@ Status Queue::Dealloca(SemaphoreList waits, SemaphoreList signals, Buffer buffer
     return InvalidArgumentError(
         StrCat(label.ToString(), ": the buffer is empty"));
   }
-  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction(*scheduler_, label, this, waits, signals);
   Allocator* allocator = &device_->allocator();
   const bool ordered =
       buffer.allocator() == allocator && buffer.pool().has_value() && device_->pools() != nullptr;
@@ -258,7 +259,7 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals, TransferBatch 
   if (scheduler_ == nullptr || device_ == nullptr) {
     return RequireScheduler(label.ToString());
   }
-  std::unique_ptr<QueueAction> action = NewAction(label, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction(*scheduler_, label, this, waits, signals);
   if (!work.empty()) {
     auto batch = std::make_shared<TransferBatch>(std::move(work));
     action->work = [batch](QueueAction& a) { return batch->Run(*a.queue); };
@@ -304,7 +305,7 @@ Status Queue::Execute(SemaphoreList waits, SemaphoreList signals,
   CUHAL_RETURN_IF_ERROR(command_buffer->CheckRunsOn(stream_.get()), what);
   CUHAL_ASSIGN_OR_RETURN(std::vector<ResolvedBinding> resolved, command_buffer->Resolve(bindings),
                          what);
-  std::unique_ptr<QueueAction> action = NewAction({}, this, waits, signals);
+  std::unique_ptr<QueueAction> action = NewAction(*scheduler_, {}, this, waits, signals);
   action->named = what;
   action->work = [command_buffer = std::move(command_buffer),
                   resolved = std::move(resolved)](QueueAction& a) {
@@ -318,7 +319,7 @@ Status Queue::Barrier(SemaphoreList waits, SemaphoreList signals) {
   if (scheduler_ == nullptr || device_ == nullptr) {
     return RequireScheduler(label.ToString());
   }
-  return scheduler_->Submit(NewAction(label, this, waits, signals));
+  return scheduler_->Submit(NewAction(*scheduler_, label, this, waits, signals));
 }
 
 Status Queue::Flush() {

@@ -294,11 +294,13 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
     if (worker_launches_) {
       // The worker enqueues the lane's host function (CompleteLanes, step 3), covering every
       // number given out by then, this one included. A polled lane needs none.
-      if (!lane->relaunch && !lane->poll) {
-        lane->relaunch = true;
-        relaunch_ = true;
-        cv_.NotifyAll();
-      }
+      if (lane->relaunch || lane->poll) return scope->Exit();
+      lane->relaunch = true;
+      relaunch_ = true;
+      // Woken after mu_ is released: woken under it, the worker would wake only to sleep again
+      // on mu_, and its wake-up on our unlock is a second system call on this thread.
+      lock.Unlock();
+      cv_.NotifyAll();
       return scope->Exit();
     }
     ++lane->callbacks_pending;
@@ -354,6 +356,38 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
   return launched;
 }
 
+std::unique_ptr<QueueAction> QueueScheduler::NewAction() {
+  {
+    MutexLock lock(spare_mu_);
+    if (!spare_.empty()) {
+      std::unique_ptr<QueueAction> action = std::move(spare_.back());
+      spare_.pop_back();
+      return action;
+    }
+  }
+  return std::make_unique<QueueAction>();
+}
+
+void QueueScheduler::Recycle(std::unique_ptr<QueueAction> action) {
+  if (action == nullptr || action->hold) return;  // a held buffer is released by ~QueueAction
+  action->label = QueueOpLabel{};
+  action->named.clear();
+  action->queue = nullptr;
+  action->waits.clear();
+  action->signals.clear();
+  action->work = nullptr;
+  action->work_at_submit = false;
+  action->retained.clear();  // the semaphores' references, as the destructor would drop them
+  action->id = 0;
+  action->number = 0;
+  action->scheduler = nullptr;
+  action->timepoint = nullptr;
+  action->device_waits.clear();
+  action->completion = OkStatus();
+  MutexLock lock(spare_mu_);
+  if (spare_.size() < kSpareActions) spare_.push_back(std::move(action));
+}
+
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
   ReportDroppedStatus(action->hold.Reset().AddContext(
       StrCat(action->What(), ": releasing the buffer of the failed operation")));
@@ -363,6 +397,7 @@ void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status stat
     s.semaphore->Fail(status);
   }
   if (action->timepoint != nullptr) action->timepoint->Unref();
+  Recycle(std::move(action));
 }
 
 void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
@@ -398,6 +433,7 @@ void QueueScheduler::Retire(std::unique_ptr<QueueAction> action) {
       s.semaphore->Fail(failure);
     }
   }
+  Recycle(std::move(action));
 }
 
 void QueueScheduler::RetireAll(std::vector<std::unique_ptr<QueueAction>> done) {

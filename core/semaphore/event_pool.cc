@@ -7,12 +7,15 @@ namespace cuhal {
 
 EventPool::~EventPool() {
   std::vector<CUevent> events;
+  std::vector<Timepoint*> timepoints;
   std::size_t outstanding = 0;
   {
     MutexLock lock(mu_);
     events.swap(free_);
+    timepoints.swap(spare_timepoints_);
     outstanding = outstanding_;
   }
+  for (Timepoint* t : timepoints) delete t;
   for (CUevent event : events) {
     ReportDroppedStatus(
         CUHAL_CU(api_, cuEventDestroy, event).AddContext("destroying the device's event pool"));
@@ -62,6 +65,34 @@ StatusOr<CUevent> EventPool::Acquire() {
   MutexLock lock(mu_);
   ++outstanding_;
   return event;
+}
+
+Timepoint* EventPool::NewTimepoint(CUevent event, const void* owner) {
+  {
+    MutexLock lock(mu_);
+    if (!spare_timepoints_.empty()) {
+      Timepoint* t = spare_timepoints_.back();
+      spare_timepoints_.pop_back();
+      t->event_ = event;
+      t->owner_ = owner;
+      t->refs_.store(1, std::memory_order_relaxed);
+      return t;
+    }
+  }
+  return new Timepoint(this, event, owner);
+}
+
+void EventPool::ReleaseTimepoint(Timepoint* timepoint) noexcept {
+  const CUevent event = timepoint->event_;
+  {
+    MutexLock lock(mu_);
+    if (spare_timepoints_.size() < capacity_) {
+      spare_timepoints_.push_back(timepoint);
+      timepoint = nullptr;
+    }
+  }
+  delete timepoint;
+  Release(event);
 }
 
 void EventPool::Release(CUevent event) noexcept {

@@ -17,6 +17,8 @@
 
 namespace cuhal {
 
+class Timepoint;
+
 // A free list of CUevents (CU_EVENT_DISABLE_TIMING) of one context, keeping at most `capacity`
 // events ready. The first Acquire fills the pool with `capacity` events (a device that never
 // orders queues makes none); later Acquires hand out a pooled event, or create one when all are
@@ -45,6 +47,12 @@ class EventPool {
   // Gives `event` back (never from a host function; see the class comment).
   void Release(CUevent event) noexcept;
 
+  // A timepoint object for `event` with one reference, recycled from timepoints whose last
+  // reference went (Timepoint::Unref), so that a steady state allocates none: a timepoint is made
+  // by the submitting thread and dropped by the worker, and a heap allocation per operation
+  // across two threads makes the allocator's arena lock a point of contention between them.
+  [[nodiscard]] Timepoint* NewTimepoint(CUevent event, const void* owner);
+
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
   // Events pooled now / handed out and not yet released.
   [[nodiscard]] std::size_t pooled() const;
@@ -54,7 +62,12 @@ class EventPool {
   const CudaApi* const api_;
   const std::size_t capacity_;
   mutable Mutex mu_;
+  friend class Timepoint;
+  // Timepoint::Unref's last reference: its event back to the pool, the object kept for reuse.
+  void ReleaseTimepoint(Timepoint* timepoint) noexcept;
+
   std::vector<CUevent> free_ CUHAL_GUARDED_BY(mu_);
+  std::vector<Timepoint*> spare_timepoints_ CUHAL_GUARDED_BY(mu_);  // at most capacity_
   std::size_t outstanding_ CUHAL_GUARDED_BY(mu_) = 0;
   bool warmed_ CUHAL_GUARDED_BY(mu_) = false;
 };
@@ -75,7 +88,7 @@ class Timepoint {
  public:
   // A new timepoint holding `event` (acquired from `pool`), with one reference.
   static Timepoint* Create(EventPool* pool, CUevent event, const void* owner) {
-    return new Timepoint(pool, event, owner);
+    return pool->NewTimepoint(event, owner);
   }
   Timepoint(const Timepoint&) = delete;             // reference counted
   Timepoint& operator=(const Timepoint&) = delete;  // ditto
@@ -85,20 +98,18 @@ class Timepoint {
 
   void Ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      pool_->Release(event_);
-      delete this;
-    }
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) pool_->ReleaseTimepoint(this);
   }
 
  private:
+  friend class EventPool;  // makes, recycles and deletes them
   Timepoint(EventPool* pool, CUevent event, const void* owner)
       : pool_(pool), event_(event), owner_(owner) {}
   ~Timepoint() = default;
 
   EventPool* const pool_;
-  const CUevent event_;
-  const void* const owner_;
+  CUevent event_;       // set again when recycled (never while referenced)
+  const void* owner_;   // ditto
   std::atomic<int> refs_{1};
 };
 

@@ -2,6 +2,7 @@
 #include "core/semaphore/semaphore.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace cuhal {
@@ -193,7 +194,10 @@ Semaphore::Resolution Semaphore::Resolve(std::uint64_t value, const void* owner)
     return r;
   }
   // The earliest submitted signal of at least `value` from the same device.
-  for (auto it = timepoints_.lower_bound(value); it != timepoints_.end(); ++it) {
+  auto first = std::lower_bound(
+      timepoints_.begin(), timepoints_.end(), value,
+      [](const std::pair<std::uint64_t, Timepoint*>& e, std::uint64_t v) { return e.first < v; });
+  for (auto it = first; it != timepoints_.end(); ++it) {
     if (it->second->owner() != owner) continue;
     it->second->Ref();
     r.state = WaitState::kDevice;
@@ -206,7 +210,10 @@ Semaphore::Resolution Semaphore::Resolve(std::uint64_t value, const void* owner)
 
 void Semaphore::AddTimepoint(std::uint64_t value, Timepoint* timepoint) {
   MutexLock lock(mu_);
-  timepoints_.emplace(value, timepoint);
+  // After every entry of a value <= `value` (a multimap's emplace order); usually the back.
+  auto at = timepoints_.end();
+  while (at != timepoints_.begin() && std::prev(at)->first > value) --at;
+  timepoints_.emplace(at, value, timepoint);
   NotifyLocked();  // a deferred operation may now be ordered device-side
 }
 
@@ -218,9 +225,9 @@ void Semaphore::Advance(std::uint64_t value) {
 
 void Semaphore::DropTimepoint(std::uint64_t value, Timepoint* timepoint) {
   MutexLock lock(mu_);
-  auto [first, last] = timepoints_.equal_range(value);
-  for (auto it = first; it != last; ++it) {
-    if (it->second == timepoint) {
+  // Usually the front (operations retire in submission order).
+  for (auto it = timepoints_.begin(); it != timepoints_.end() && it->first <= value; ++it) {
+    if (it->first == value && it->second == timepoint) {
       timepoints_.erase(it);
       break;
     }

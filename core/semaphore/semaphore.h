@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -140,7 +140,12 @@ class Semaphore : public std::enable_shared_from_this<Semaphore> {
   mutable Mutex mu_;
   std::uint64_t value_ CUHAL_GUARDED_BY(mu_);
   Status failure_ CUHAL_GUARDED_BY(mu_);
-  std::multimap<std::uint64_t, Timepoint*> timepoints_ CUHAL_GUARDED_BY(mu_);
+  // The timepoints of submitted signals, by value ascending (equal values in submission order).
+  // A deque, not a multimap: signals arrive in ascending order at the back and retire from the
+  // front, so a submission allocates no node that the retiring thread would free (a node per
+  // signal, allocated by the submitter and freed by the worker, made glibc's arena lock a
+  // point of contention between them).
+  std::deque<std::pair<std::uint64_t, Timepoint*>> timepoints_ CUHAL_GUARDED_BY(mu_);
   std::vector<SemaphoreWatcher*> watchers_ CUHAL_GUARDED_BY(mu_);
 };
 
