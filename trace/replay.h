@@ -82,6 +82,9 @@ struct ReplayTarget {
   CUcontext context = nullptr;
   DeviceInfo device;
   std::string backend = "fake";
+  // core-expandable's CachingAllocatorParams::expandable_min_growth (0, the default: each
+  // growth maps what the request lacks).
+  std::uint64_t expandable_min_growth = 0;
 };
 
 // A target on device `ordinal` of `api` (cuInit, the device's description) with `context`.

@@ -13,11 +13,11 @@ least 512 B (small) or more than 1 MiB (large), a freed block merges with its fr
 the same segment. A miss makes a new segment (classic: 2 MiB small, 20 MiB for large requests
 below 10 MiB, else the request rounded to 2 MiB) or maps whole pages at the end of the pool's one
 expandable segment, merging with a free block that ends there: one growth (the allocator makes
-one cuMemCreate + cuMemMap + cuMemSetAccess per growth), at least --min-growth-mib
-(CachingAllocatorParams::expandable_min_growth; each value given is a column). Nothing is given
-back (the allocator's default release threshold keeps everything until Trim). Each column shows
-reserved high, its ratio to used high, and the driver allocations (classic: cuMemAlloc calls;
-expandable: growths, small + large pool).
+one cuMemCreate + cuMemMap + cuMemSetAccess per growth), the large pool's at least
+--min-growth-mib (CachingAllocatorParams::expandable_min_growth; a column per value). Nothing is
+given back (the allocator's default release threshold keeps everything until Trim). Each column
+shows reserved high, its ratio to used high, and the driver allocations (classic: cuMemAlloc
+calls; expandable: growths, small + large pool).
 
 Checked against the H200: the classic column reproduces the core allocator's measured reserved
 high on every one-stream trace shipped (docs/reports/2026-12-04-alloc.md: random_mixed 168.0 MiB,
@@ -41,7 +41,8 @@ class Pool:
         self.small = small
         self.expandable = expandable
         self.page = page
-        self.min_growth = (min_growth + page - 1) // page * page if expandable else 0
+        # The large pool only (the allocator's small range grows by what it lacks).
+        self.min_growth = (min_growth + page - 1) // page * page if expandable and not small else 0
         self.growths = 0  # classic: segments allocated; expandable: growths mapped
         self.free = []  # sorted (size, address)
         self.blocks = {}  # address -> [size, is_free, segment]

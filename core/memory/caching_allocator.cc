@@ -56,11 +56,11 @@
 // number of VMM granules mapped whole (one cuMemCreate, one cuMemMap, one cuMemSetAccess, which
 // on the H200 cost tens of microseconds each: per growth, not per granule as PyTorch's); its
 // blocks tile that prefix (I1 with `size` the mapped bytes; an empty range has no blocks). A miss
-// maps what the request lacks at the end (at least params_.expandable_min_growth), extending the
-// free block that ends the range when it belongs to the requesting cache or to the idle cache
-// (idle memory is usable by any stream), else as a new block after it. Blocks ignore growth
-// boundaries (a block may span several growths: one reservation's adjacent mappings are one
-// address range to the device).
+// maps what the request lacks at the end (the large range: at least expandable_min_growth),
+// extending the free block that ends the range when it belongs to the requesting cache or to the
+// idle cache (idle memory is usable by any stream), else as a new block after it. Blocks ignore
+// growth boundaries (a block may span several growths: one reservation's adjacent mappings are
+// one address range to the device).
 //  E1. The growths tile the mapped prefix: their sizes, in address order, sum to `size`, and
 //      each is mapped with read-write access for the device; reserved_current counts them all.
 //  E2. Giving memory back (Trim, the release threshold, the out-of-memory retry) unmaps and
@@ -740,10 +740,12 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
     return tail->owner == owner || tail->owner == idle ? tail : nullptr;
   };
   const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
-  const std::size_t least = ci::RoundUp(
-      static_cast<std::size_t>(std::min<std::uint64_t>(params_.expandable_min_growth,
-                                                       range->reserved)),
-      page);
+  // (The small range grows by what it lacks: its requests are at most 1 MiB, one granule.)
+  const std::size_t least =
+      cls == 0 ? 0
+               : ci::RoundUp(static_cast<std::size_t>(std::min<std::uint64_t>(
+                                 params_.expandable_min_growth, range->reserved)),
+                             page);
   // The bytes to map: what the request lacks beyond the extendable tail, rounded up to pages;
   // at least `least` as far as the reserved addresses leave room.
   const auto growth = [&](const Block* tail) -> std::size_t {

@@ -42,10 +42,11 @@ struct CachingAllocatorParams {
   // CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, the allocator uses classic segments
   // (CacheStatistics().expandable says which).
   bool expandable_segments = false;
-  // Expandable segments: the least a growth maps (rounded up to the VMM granularity); 0 maps
+  // Expandable segments: the least a growth of the large range maps (rounded up to the VMM
+  // granularity; the small range, requests of at most 1 MiB, grows by what it lacks); 0 maps
   // exactly what the request lacks. More means fewer growths (driver calls) for more memory
-  // held; how much more is workload-dependent and not monotonic (simulate_segments.py
-  // --min-growth-mib shows it per trace). Ignored by classic segments.
+  // held; how much more is workload-dependent and not monotonic (bench/traces/
+  // simulate_segments.py --min-growth-mib shows it per trace). Ignored by classic segments.
   std::uint64_t expandable_min_growth = 0;
 };
 
