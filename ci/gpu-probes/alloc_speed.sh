@@ -11,7 +11,8 @@
 #      against a classic segment (BM_MemAlloc), and core-expandable with a least growth of 8 and
 #      16 MiB (CachingAllocatorParams::expandable_min_growth) beside the other allocators on
 #      every trace.
-# Everything lands in $OUT; the summary goes to stdout. Under 8 minutes (each step has a timeout).
+# Everything lands in $OUT; the summary goes to stdout. Timeouts: build 230 s, replay 100 s,
+# alloc_bench 100 s (under 8 minutes with the configure step).
 #   ci/gpu-probes/alloc_speed.sh      (on the GPU machine; .deb/ carried for the offline deps)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,12 +33,12 @@ cat "$OUT/machine.txt"
 T0=$SECONDS
 cmake -S . -B build/alloc-speed "${CMAKE_ARGS[@]}" > "$OUT/configure.log" 2>&1 \
   || { tail -30 "$OUT/configure.log"; exit 1; }
-timeout 270 cmake --build build/alloc-speed -j16 --target replay_real_test alloc_bench \
+timeout 230 cmake --build build/alloc-speed -j16 --target replay_real_test alloc_bench \
   > "$OUT/build.log" 2>&1 || { grep -m8 -B2 -A8 "error" "$OUT/build.log"; tail -5 "$OUT/build.log"; exit 1; }
 echo "build: $((SECONDS-T0)) s"
 export CUHAL_REAL_REQUIRED=1
 
-CUHAL_REPLAY_REPEAT=${CUHAL_REPLAY_REPEAT:-5} timeout 120 build/alloc-speed/tests/trace/replay_real_test \
+CUHAL_REPLAY_REPEAT=${CUHAL_REPLAY_REPEAT:-5} timeout 100 build/alloc-speed/tests/trace/replay_real_test \
   > "$OUT/replay.log" 2>&1
 echo "replay_real_test rc $? at $((SECONDS-T0)) s (ns/op: passes timed whole, the mean over the passes)"
 grep -E "^REPLAY" "$OUT/replay.log" | python3 -c '
@@ -54,7 +55,7 @@ for line in sys.stdin:
 '
 grep -E "Failure|FAILED" "$OUT/replay.log" | head -20
 
-timeout 150 build/alloc-speed/bench/alloc_bench --backend=real --min_growth_mib=8,16 \
+timeout 100 build/alloc-speed/bench/alloc_bench --backend=real --min_growth_mib=8,16 \
   --benchmark_filter='BM_VmmGrowth|BM_MemAlloc|BM_Replay/.*/(core|core-expandable.*|pytorch)/' \
   --benchmark_min_time=0.1s --benchmark_out="$OUT/alloc_bench.json" \
   --benchmark_out_format=json > "$OUT/alloc_bench.txt" 2>&1
