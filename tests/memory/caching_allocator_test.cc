@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <ostream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -618,6 +619,8 @@ struct ExpandableFaultVariant {
   std::uint64_t release_threshold;
   bool out_of_memory;
 };
+
+void PrintTo(const ExpandableFaultVariant& variant, std::ostream* os) { *os << variant.name; }
 
 class ExpandableFaultTest : public CachingAllocatorTest,
                             public ::testing::WithParamInterface<ExpandableFaultVariant> {};
