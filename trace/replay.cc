@@ -174,8 +174,10 @@ class CoreCachingAllocator final : public CoreReplayAllocator {
         target.context));
     CUHAL_ASSIGN_OR_RETURN(
         a->allocator_,
-        CachingAllocator::Create(api, target.context, target.device,
-                                 CachingAllocatorParams{.expandable_segments = expandable}));
+        CachingAllocator::Create(
+            api, target.context, target.device,
+            CachingAllocatorParams{.expandable_segments = expandable,
+                                   .expandable_min_growth = target.expandable_min_growth}));
     a->set_core(a->allocator_.get());
     CUHAL_RETURN_IF_ERROR(a->CreateStreams(streams));
     return std::unique_ptr<ReplayAllocator>(std::move(a));

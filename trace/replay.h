@@ -9,9 +9,9 @@
 //                cuMemFreeAsync; reserved/used from CU_MEMPOOL_ATTR_{RESERVED,USED}_MEM_*;
 //   core         cuhal::CachingAllocator (core/memory/caching_allocator.h), AllocateOnStream /
 //                ReleaseOnStream; reserved/used from its CacheStatistics;
-//   core-expandable  the same with CachingAllocatorParams::expandable_segments (VMM pages mapped
-//                at the end of one range per size class; classic segments where the driver has
-//                no VMM);
+//   core-expandable  the same with CachingAllocatorParams::expandable_segments (one VMM
+//                allocation mapped per growth at the end of one range per size class; classic
+//                segments where the driver has no VMM) and ReplayTarget::expandable_min_growth;
 //   core-pool    cuhal::CudaAllocator's queue-ordered path over the device's MemoryPools (the
 //                device-local pool, release threshold UINT64_MAX); reserved/used from the pool;
 //   pytorch      PyTorch's CUDACachingAllocator (raw_alloc_with_stream / raw_delete), only in
@@ -82,6 +82,9 @@ struct ReplayTarget {
   CUcontext context = nullptr;
   DeviceInfo device;
   std::string backend = "fake";
+  // core-expandable's CachingAllocatorParams::expandable_min_growth (0, the default: each
+  // growth maps what the request lacks).
+  std::uint64_t expandable_min_growth = 0;
 };
 
 // A target on device `ordinal` of `api` (cuInit, the device's description) with `context`.

@@ -5,14 +5,19 @@ expandable segments (one virtual range per pool, grown by mapping pages at its e
 expandable_segments:True does over cuMemAddressReserve/cuMemMap).
 
     bench/traces/simulate_segments.py bench/traces/random_mixed.jsonl [--page-mib 2]
+        [--min-growth-mib 0 8 16]
 
 Model (per pool; small = requests <= 1 MiB, large = the rest; sizes rounded up to 512 B):
 best fit over the pool's free blocks (smallest, then lowest address), split when the rest is at
 least 512 B (small) or more than 1 MiB (large), a freed block merges with its free neighbours in
 the same segment. A miss makes a new segment (classic: 2 MiB small, 20 MiB for large requests
 below 10 MiB, else the request rounded to 2 MiB) or maps whole pages at the end of the pool's one
-expandable segment, merging with a free block that ends there. Nothing is given back (the
-allocator's default release threshold keeps everything until Trim).
+expandable segment, merging with a free block that ends there: one growth (the allocator makes
+one cuMemCreate + cuMemMap + cuMemSetAccess per growth), the large pool's at least
+--min-growth-mib (CachingAllocatorParams::expandable_min_growth; a column per value). Nothing is
+given back (the allocator's default release threshold keeps everything until Trim). Each column
+shows reserved high, its ratio to used high, and the driver allocations (classic: cuMemAlloc
+calls; expandable: growths, small + large pool).
 
 Checked against the H200: the classic column reproduces the core allocator's measured reserved
 high on every one-stream trace shipped (docs/reports/2026-12-04-alloc.md: random_mixed 168.0 MiB,
@@ -32,10 +37,13 @@ def round_size(n):
 
 
 class Pool:
-    def __init__(self, small, expandable, page):
+    def __init__(self, small, expandable, page, min_growth=0):
         self.small = small
         self.expandable = expandable
         self.page = page
+        # The large pool only (the allocator's small range grows by what it lacks).
+        self.min_growth = (min_growth + page - 1) // page * page if expandable and not small else 0
+        self.growths = 0  # classic: segments allocated; expandable: growths mapped
         self.free = []  # sorted (size, address)
         self.blocks = {}  # address -> [size, is_free, segment]
         self.ends = {}  # end address -> block address
@@ -72,6 +80,7 @@ class Pool:
         i = bisect.bisect_left(self.free, (size, -1))
         if i < len(self.free):
             return self._take(self.free[i][1], size)
+        self.growths += 1
         if self.expandable:
             end = self.segment_end
             last = self.ends.get(end)
@@ -80,14 +89,14 @@ class Pool:
                 have = self.blocks[last][0]
             else:
                 last = None
-            pages = (size - have + self.page - 1) // self.page
-            self.mapped += pages * self.page
-            self.segment_end = end + pages * self.page
+            grow = max((size - have + self.page - 1) // self.page * self.page, self.min_growth)
+            self.mapped += grow
+            self.segment_end = end + grow
             if last is None:
-                self._put(end, pages * self.page, True, 0)
+                self._put(end, grow, True, 0)
                 last = end
             else:
-                grown = have + pages * self.page
+                grown = have + grow
                 self._remove(last)
                 self._put(last, grown, True, 0)
             return self._take(last, size)
@@ -119,9 +128,9 @@ class Pool:
         self._put(address, size, True, segment)
 
 
-def simulate(path, expandable, page):
-    small = Pool(True, expandable, 2 * MIB)
-    large = Pool(False, expandable, page)
+def simulate(path, expandable, page, min_growth=0):
+    small = Pool(True, expandable, 2 * MIB, min_growth)
+    large = Pool(False, expandable, page, min_growth)
     live = {}
     used = used_high = reserved_high = 0
     with open(path) as f:
@@ -141,7 +150,7 @@ def simulate(path, expandable, page):
                 continue
             used_high = max(used_high, used)
             reserved_high = max(reserved_high, small.mapped + large.mapped)
-    return reserved_high, used_high
+    return reserved_high, used_high, small.growths, large.growths
 
 
 def main():
@@ -149,19 +158,28 @@ def main():
     parser.add_argument("traces", nargs="+")
     parser.add_argument("--page-mib", type=int, default=2,
                         help="the large pool's mapping page (the H200's VMM granularity: 2)")
+    parser.add_argument("--min-growth-mib", type=int, nargs="+", default=[0],
+                        help="expandable: the least a growth maps (a column per value)")
     args = parser.parse_args()
     for path in args.traces:
         with open(path) as f:
             streams = json.loads(f.readline()).get("streams", 1)
         if streams != 1:
             sys.exit(f"{path}: {streams} streams; only one-stream traces are modelled")
-    print(f"{'trace':36} {'used high':>10} {'classic':>16} {'expandable':>16}")
+    def cell(reserved, used, small, large):
+        return f"{reserved / MIB:6.1f} {reserved / used:5.3f}x {small:3}+{large:<3}"
+
+    header = f"{'trace':28} {'used high':>9} {'classic':>22}"
+    for m in args.min_growth_mib:
+        header += f" {'expandable, least ' + str(m) + ' MiB':>22}"
+    print(header)
     for path in args.traces:
-        classic, used = simulate(path, False, 0)
-        grown, _ = simulate(path, True, args.page_mib * MIB)
+        reserved, used, small, large = simulate(path, False, 0)
         name = path.rsplit("/", 1)[-1].removesuffix(".jsonl")
-        print(f"{name:36} {used / MIB:8.1f} MiB {classic / MIB:7.1f} MiB {classic / used:5.3f}x "
-              f"{grown / MIB:7.1f} MiB {grown / used:5.3f}x")
+        row = f"{name:28} {used / MIB:5.1f} MiB {cell(reserved, used, small, large)}"
+        for m in args.min_growth_mib:
+            row += " " + cell(*simulate(path, True, args.page_mib * MIB, m * MIB))
+        print(row)
 
 
 if __name__ == "__main__":

@@ -52,16 +52,27 @@
 // Expandable segments (CachingAllocatorParams::expandable_segments, when the driver has VMM):
 // each size class has one RANGE instead of segments: a Segment whose virtual addresses are
 // reserved once (cuMemAddressReserve, the device's memory size) and whose `size` is the mapped
-// prefix, a whole number of pages (cuMemCreate of the VMM granularity each, cuMemMap,
-// cuMemSetAccess); its blocks tile that prefix (I1 with `size` the mapped bytes; an empty range
-// has no blocks). A miss maps the pages the request lacks at the end, extending the free block
-// that ends the range when it belongs to the requesting cache or to the idle cache (idle memory
-// is usable by any stream), else as a new block after it. Giving memory back unmaps whole pages
-// at the end covered by an idle free block (I5: only host-idle memory), never pages inside the
-// range; reserved_current counts mapped pages. A failed map unmaps and releases what it mapped;
-// CUDA_ERROR_OUT_OF_MEMORY from cuMemCreate is retried once after giving back the cache, as
-// cuMemAlloc's is.
-//
+// prefix, a sequence of GROWTHS (Segment::growths), each one physical allocation of a whole
+// number of VMM granules mapped whole (one cuMemCreate, one cuMemMap, one cuMemSetAccess, which
+// on the H200 cost tens of microseconds each: per growth, not per granule as PyTorch's); its
+// blocks tile that prefix (I1 with `size` the mapped bytes; an empty range has no blocks). A miss
+// maps what the request lacks at the end (the large range: at least expandable_min_growth),
+// extending the free block that ends the range when it belongs to the requesting cache or to the
+// idle cache (idle memory is usable by any stream), else as a new block after it. Blocks ignore
+// growth boundaries (a block may span several growths: one reservation's adjacent mappings are
+// one address range to the device).
+//  E1. The growths tile the mapped prefix: their sizes, in address order, sum to `size`, and
+//      each is mapped with read-write access for the device; reserved_current counts them all.
+//  E2. Giving memory back (Trim, the release threshold, the out-of-memory retry) unmaps and
+//      releases only WHOLE growths at the end of a range, and only those that an idle free block
+//      covers entirely (I5: host-idle memory only); a growth partly in use, or partly cached on
+//      a stream, stays. The threshold is met growth by growth, newest first, so the last one
+//      may take the cache below it (as the driver's pool gives back whole pieces).
+//  E3. A growth is all or nothing: a failed cuMemMap releases the new handle, a failed
+//      cuMemSetAccess unmaps and releases it (each undo tried twice, a second failure
+//      reported); CUDA_ERROR_OUT_OF_MEMORY from cuMemCreate is retried once after giving back
+//      the cache, as cuMemAlloc's is.
+
 // Events: one pool (events_) of CU_EVENT_DISABLE_TIMING events, made on first need. An event is
 // ready for reuse as soon as the wait on it is enqueued (cuStreamWaitEvent captures the record
 // current at the call) or its query returned, so in practice the pool holds one event.
@@ -120,10 +131,15 @@ struct Segment {
   bool small = false;
   std::size_t index = 0;  // position in CachingAllocator::segments_
   Block* head = nullptr;  // null only for an expandable range with nothing mapped
-  // Expandable ranges only: the reserved bytes and the mapped pages' handles, in address order.
+  // Expandable ranges only: the reserved bytes and the growths mapped, in address order (each
+  // one physical allocation mapped whole; their sizes sum to `size`).
+  struct Growth {
+    CUmemGenericAllocationHandle handle = 0;
+    std::size_t size = 0;
+  };
   bool expandable = false;
   std::size_t reserved = 0;
-  std::vector<CUmemGenericAllocationHandle> pages;
+  std::vector<Growth> growths;
 };
 
 // The free blocks of one size class of one cache, binned by size.
@@ -639,52 +655,56 @@ StatusOr<bool> CachingAllocator::UseExpandable() {
   return true;
 }
 
-Status CachingAllocator::MapPages(Segment* segment, std::size_t count, bool* out_of_memory) {
+Status CachingAllocator::MapGrowth(Segment* segment, std::size_t bytes, bool* out_of_memory) {
   *out_of_memory = false;
   const CUmemAllocationProp prop = PageProperties(device_.ordinal);
-  const CUdeviceptr start = segment->ptr + segment->size;
-  const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
-  Status failed;
-  // Undoes what this call mapped (newest first); a failure there is reported, the rest goes on.
-  const auto unwind = [&](std::size_t mapped_here) {
-    for (std::size_t i = mapped_here; i-- > 0;) {
-      const CUdeviceptr at = start + i * page;
-      ReportDroppedStatus(CUHAL_CU(api_, cuMemUnmap, at, page)
-                              .AddContext("undoing a failed growth of an expandable range"));
-      ReportDroppedStatus(CUHAL_CU(api_, cuMemRelease, segment->pages.back())
-                              .AddContext("undoing a failed growth of an expandable range"));
-      segment->pages.pop_back();
+  const CUdeviceptr at = segment->ptr + segment->size;
+  CUmemGenericAllocationHandle handle = 0;
+  ++stats_.driver_allocations;
+  const CUresult created = api_->cuMemCreate(&handle, bytes, &prop, 0);
+  if (created != CUDA_SUCCESS) {
+    *out_of_memory = created == CUDA_ERROR_OUT_OF_MEMORY;
+    return CudaResultToStatus(api_, created, "cuMemCreate");
+  }
+  // Undoing (newest first); each call is tried twice, a failure reported: nothing leaks unless
+  // the driver fails the same call twice.
+  const auto twice = [&](const auto& call) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Status done = call();
+      if (done.ok()) return;
+      ReportDroppedStatus(
+          std::move(done).AddContext("undoing a failed growth of an expandable range"));
     }
   };
-  for (std::size_t i = 0; i < count; ++i) {
-    CUmemGenericAllocationHandle handle = 0;
-    ++stats_.driver_allocations;
-    const CUresult created = api_->cuMemCreate(&handle, page, &prop, 0);
-    if (created != CUDA_SUCCESS) {
-      *out_of_memory = created == CUDA_ERROR_OUT_OF_MEMORY;
-      failed = CudaResultToStatus(api_, created, "cuMemCreate");
-      unwind(i);
-      return failed;
-    }
-    ++stats_.page_maps;
-    if (Status mapped = CUHAL_CU(api_, cuMemMap, start + i * page, page, 0, handle, 0);
-        !mapped.ok()) {
-      ReportDroppedStatus(CUHAL_CU(api_, cuMemRelease, handle)
-                              .AddContext("releasing a page that could not be mapped"));
-      unwind(i);
-      return mapped;
-    }
-    segment->pages.push_back(handle);
+  // Counted outside the lambdas: the lock analysis does not see into them.
+  std::uint64_t undo_unmaps = 0, undo_releases = 0;
+  const auto release = [&] {
+    twice([&] {
+      ++undo_releases;
+      return CUHAL_CU(api_, cuMemRelease, handle);
+    });
+  };
+  ++stats_.vmm_maps;
+  if (Status mapped = CUHAL_CU(api_, cuMemMap, at, bytes, 0, handle, 0); !mapped.ok()) {
+    release();
+    stats_.driver_frees += undo_releases;
+    return mapped;
   }
   CUmemAccessDesc access{};
   access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   access.location.id = device_.ordinal;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  if (Status opened = CUHAL_CU(api_, cuMemSetAccess, start, count * page, &access, 1);
-      !opened.ok()) {
-    unwind(count);
+  if (Status opened = CUHAL_CU(api_, cuMemSetAccess, at, bytes, &access, 1); !opened.ok()) {
+    twice([&] {
+      ++undo_unmaps;
+      return CUHAL_CU(api_, cuMemUnmap, at, bytes);
+    });
+    release();
+    stats_.vmm_unmaps += undo_unmaps;
+    stats_.driver_frees += undo_releases;
     return opened;
   }
+  segment->growths.push_back({handle, bytes});
   return OkStatus();
 }
 
@@ -720,18 +740,28 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
     return tail->owner == owner || tail->owner == idle ? tail : nullptr;
   };
   const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
-  const auto lacking = [&](const Block* tail) {
+  // (The small range grows by what it lacks: its requests are at most 1 MiB, one granule.)
+  const std::size_t least =
+      cls == 0 ? 0
+               : ci::RoundUp(static_cast<std::size_t>(std::min<std::uint64_t>(
+                                 params_.expandable_min_growth, range->reserved)),
+                             page);
+  // The bytes to map: what the request lacks beyond the extendable tail, rounded up to pages;
+  // at least `least` as far as the reserved addresses leave room.
+  const auto growth = [&](const Block* tail) -> std::size_t {
     const std::size_t have = tail == nullptr ? 0 : tail->size;
-    return ci::RoundUp(rounded - std::min(rounded, have), page) / page;
+    const std::size_t lacking = ci::RoundUp(rounded - std::min(rounded, have), page);
+    const std::size_t room = range->reserved - range->size;
+    return std::max(lacking, std::min(least, room));
   };
-  std::size_t count = lacking(extendable());
-  if (range->size + count * page_size_ > range->reserved) {
+  std::size_t bytes = growth(extendable());
+  if (bytes > range->reserved - range->size) {
     return Status(StatusCode::kResourceExhausted,
                   StrCat(context(), ": the range's ", range->reserved,
                          " reserved bytes are all mapped"));
   }
   bool out_of_memory = false;
-  Status mapped = MapPages(range, count, &out_of_memory);
+  Status mapped = MapGrowth(range, bytes, &out_of_memory);
   if (!mapped.ok() && out_of_memory) {
     const std::uint64_t keep = KeepWhenReleasing();
     Status released = ReleaseCached(keep);
@@ -739,8 +769,13 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
       ReportDroppedStatus(std::move(released).AddContext(
           StrCat(context(), ": giving back cached memory after CUDA_ERROR_OUT_OF_MEMORY")));
     }
-    count = lacking(extendable());  // giving back may have unmapped the tail
-    mapped = MapPages(range, count, &out_of_memory);
+    bytes = growth(extendable());  // giving back may have unmapped the tail
+    if (bytes > range->reserved - range->size) {
+      return Status(StatusCode::kResourceExhausted,
+                    StrCat(context(), ": the range's ", range->reserved,
+                           " reserved bytes are all mapped"));
+    }
+    mapped = MapGrowth(range, bytes, &out_of_memory);
     if (!mapped.ok() && out_of_memory) {
       return Status(StatusCode::kResourceExhausted,
                     StrCat(context(), ": out of device memory after giving back the cache (",
@@ -748,9 +783,8 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
                            " bytes used): ", mapped.message()));
     }
   }
-  CUHAL_RETURN_IF_ERROR(mapped, context(), ": mapping ", count, " page(s) of ", page_size_,
-                        " bytes");
-  const std::size_t grown = count * page_size_;
+  CUHAL_RETURN_IF_ERROR(mapped, context(), ": mapping ", bytes, " bytes");
+  const std::size_t grown = bytes;
   Block* tail = extendable();
   if (tail != nullptr) {
     StreamCache* from = tail->owner;
@@ -784,47 +818,54 @@ StatusOr<Block*> CachingAllocator::GrowExpandable(StreamCache* owner, std::size_
   return tail;
 }
 
-std::size_t CachingAllocator::IdleTailPages(const Segment* segment) const {
+std::uint64_t CachingAllocator::IdleTailBytes(const Segment* segment) const {
   const Block* tail = ci::LastBlock(segment);
   if (tail == nullptr || tail->allocated || tail->owner != idle_.get()) return 0;
   const std::size_t offset = static_cast<std::size_t>(tail->ptr - segment->ptr);
-  return (segment->size - ci::RoundUp(offset, page_size_)) / page_size_;
+  std::size_t end = segment->size;
+  for (auto it = segment->growths.rbegin(); it != segment->growths.rend(); ++it) {
+    if (end - it->size < offset) break;  // the growth holds memory before the idle tail
+    end -= it->size;
+  }
+  return segment->size - end;
 }
 
-Status CachingAllocator::UnmapIdleTail(Segment* segment, std::size_t count,
+Status CachingAllocator::UnmapIdleTail(Segment* segment, std::uint64_t wanted,
                                        std::uint64_t* released) {
   *released = 0;
-  count = std::min(count, IdleTailPages(segment));
-  if (count == 0) return OkStatus();
-  Block* tail = ci::LastBlock(segment);  // not null: IdleTailPages found pages
+  const std::uint64_t idle_bytes = IdleTailBytes(segment);
+  if (idle_bytes == 0 || wanted == 0) return OkStatus();
+  Block* tail = ci::LastBlock(segment);  // not null: IdleTailBytes found growths
   const int cls = segment->small ? 0 : 1;
   StreamCache* idle = idle_.get();
   ci::Remove(idle->lists[cls], tail);
   --idle->free_blocks;
   idle->free_bytes -= tail->size;
   Status first;
-  for (std::size_t i = 0; i < count; ++i) {
-    const CUdeviceptr at = segment->ptr + segment->size - page_size_;
-    ++stats_.page_unmaps;
-    if (Status unmapped = CUHAL_CU(api_, cuMemUnmap, at, page_size_); !unmapped.ok()) {
-      first = std::move(unmapped).AddContext("giving back a page of an expandable range");
-      break;  // the page stays mapped and cached: destruction tries again
+  while (*released < wanted && *released < idle_bytes) {
+    const Segment::Growth last = segment->growths.back();
+    const CUdeviceptr at = segment->ptr + segment->size - last.size;
+    ++stats_.vmm_unmaps;
+    if (Status unmapped = CUHAL_CU(api_, cuMemUnmap, at, last.size); !unmapped.ok()) {
+      first = std::move(unmapped).AddContext(
+          StrCat("giving back ", last.size, " bytes at the end of an expandable range"));
+      break;  // the growth stays mapped and cached: destruction tries again
     }
     ++stats_.driver_frees;
-    Status freed = CUHAL_CU(api_, cuMemRelease, segment->pages.back());
+    Status freed = CUHAL_CU(api_, cuMemRelease, last.handle);
     if (!freed.ok()) {
       ++stats_.driver_frees;
-      freed = CUHAL_CU(api_, cuMemRelease, segment->pages.back());  // once more, then reported
+      freed = CUHAL_CU(api_, cuMemRelease, last.handle);  // once more, then reported
       if (!freed.ok()) {
-        ReportDroppedStatus(std::move(freed).AddContext(
-            "releasing an unmapped page of an expandable range (its memory leaks)"));
+        ReportDroppedStatus(std::move(freed).AddContext(StrCat(
+            "releasing ", last.size, " unmapped bytes of an expandable range (they leak)")));
       }
     }
-    segment->pages.pop_back();
-    segment->size -= page_size_;
-    tail->size -= page_size_;
-    stats_.reserved_current -= page_size_;
-    *released += page_size_;
+    segment->growths.pop_back();
+    segment->size -= last.size;
+    tail->size -= last.size;
+    stats_.reserved_current -= last.size;
+    *released += last.size;
   }
   if (tail->size == 0) {
     if (tail->prev != nullptr) {
@@ -850,15 +891,17 @@ void CachingAllocator::DestroyExpandable(Segment* segment) {
           StrCat("destroying the caching allocator: ", what, " of an expandable range")));
     }
   };
-  const std::size_t page = page_size_;  // (the lock analysis does not see into lambdas)
-  for (std::size_t i = segment->pages.size(); i-- > 0;) {
-    const CUdeviceptr at = segment->ptr + i * page;
-    ++stats_.page_unmaps;
-    twice([&] { return CUHAL_CU(api_, cuMemUnmap, at, page); }, "unmapping a page");
+  std::size_t end = segment->size;
+  for (auto it = segment->growths.rbegin(); it != segment->growths.rend(); ++it) {
+    end -= it->size;
+    const CUdeviceptr at = segment->ptr + end;
+    const Segment::Growth growth = *it;
+    ++stats_.vmm_unmaps;
+    twice([&] { return CUHAL_CU(api_, cuMemUnmap, at, growth.size); }, "unmapping a growth");
     ++stats_.driver_frees;
-    twice([&] { return CUHAL_CU(api_, cuMemRelease, segment->pages[i]); }, "releasing a page");
+    twice([&] { return CUHAL_CU(api_, cuMemRelease, growth.handle); }, "releasing a growth");
   }
-  segment->pages.clear();
+  segment->growths.clear();
   twice([&] { return CUHAL_CU(api_, cuMemAddressFree, segment->ptr, segment->reserved); },
         "freeing the addresses");
 }
@@ -928,7 +971,7 @@ Status CachingAllocator::ReleaseCached(std::uint64_t keep) {
   std::uint64_t tails = 0;  // what the expandable ranges could give back
   for (std::unique_ptr<Segment>& segment : segments_) {
     if (segment->expandable) {
-      tails += static_cast<std::uint64_t>(IdleTailPages(segment.get())) * page_size_;
+      tails += IdleTailBytes(segment.get());
       continue;
     }
     const Block* head = segment->head;
@@ -948,17 +991,13 @@ Status CachingAllocator::ReleaseCached(std::uint64_t keep) {
     if (freed.ok()) cached -= size;
     note(std::move(freed));
   }
-  // 3. The idle pages at the end of the expandable ranges, until at most `keep` bytes stay.
+  // 3. Whole idle growths at the end of the expandable ranges, newest first, until at most
+  //    `keep` bytes stay (the last one may take the cache below `keep`).
   for (Segment* range : ranges_) {
-    if (range == nullptr || cached <= keep) continue;
-    const std::size_t pages = IdleTailPages(range);
-    if (pages == 0) continue;
-    const std::uint64_t over = cached - keep;
-    const std::size_t wanted = static_cast<std::size_t>(
-        std::min<std::uint64_t>(pages, (over + page_size_ - 1) / page_size_));
+    if (range == nullptr || cached <= keep || IdleTailBytes(range) == 0) continue;
     if (!enter()) return first;
     std::uint64_t released = 0;
-    note(UnmapIdleTail(range, wanted, &released));
+    note(UnmapIdleTail(range, cached - keep, &released));
     cached -= std::min(cached, released);
   }
   if (scope) note(scope->Exit());

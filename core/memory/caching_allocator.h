@@ -28,17 +28,26 @@ struct CachingAllocatorParams {
   // driver allocation failed); UINT64_MAX keeps everything until Trim, which then gives back
   // every idle segment (so does the out-of-memory retry).
   std::uint64_t release_threshold = std::numeric_limits<std::uint64_t>::max();
-  // Expandable segments (PyTorch's expandable_segments:True): instead of a cuMemAlloc per
-  // segment, one virtual range per size class (cuMemAddressReserve of the device's memory size)
-  // that grows by mapping physical pages of the VMM granularity at its end (cuMemCreate +
-  // cuMemMap + cuMemSetAccess) and shrinks by unmapping the idle pages at its end. A request
-  // that fits no free block maps only the pages it lacks, merging with a free block that ends
-  // the range, so memory is not stranded in fixed-size segments (bench/traces/
-  // simulate_segments.py: random_mixed 1.358x -> 1.197x reserved over used). Without the VMM
-  // entry points in the table, or on a device without CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_
-  // MANAGEMENT_SUPPORTED, the allocator uses classic segments (CacheStatistics().expandable says
-  // which).
+  // Expandable segments (PyTorch's expandable_segments:True, with fewer driver calls): instead
+  // of a cuMemAlloc per segment, one virtual range per size class (cuMemAddressReserve of the
+  // device's memory size) that grows at its end and shrinks from its end. A request that fits no
+  // free block maps what it lacks (rounded up to the VMM granularity, merging with a free block
+  // that ends the range) as ONE physical allocation: one cuMemCreate, one cuMemMap and one
+  // cuMemSetAccess per growth whatever its size (on the H200 these calls cost tens of
+  // microseconds each for one 2 MiB granule: docs/driver_facts.md; PyTorch makes them per
+  // granule), so memory is not stranded in fixed-size segments (bench/traces/
+  // simulate_segments.py: random_mixed 1.358x -> 1.197x reserved over used) and a range grows
+  // about as often as classic segments are allocated. Memory goes back by whole growths at the
+  // end of a range. Without the VMM entry points in the table, or on a device without
+  // CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, the allocator uses classic segments
+  // (CacheStatistics().expandable says which).
   bool expandable_segments = false;
+  // Expandable segments: the least a growth of the large range maps (rounded up to the VMM
+  // granularity; the small range, requests of at most 1 MiB, grows by what it lacks); 0 maps
+  // exactly what the request lacks. More means fewer growths (driver calls) for more memory
+  // held; how much more is workload-dependent and not monotonic (bench/traces/
+  // simulate_segments.py --min-growth-mib shows it per trace). Ignored by classic segments.
+  std::uint64_t expandable_min_growth = 0;
 };
 
 struct CachingAllocatorStatistics {
@@ -51,10 +60,10 @@ struct CachingAllocatorStatistics {
   std::uint64_t cache_hits = 0, cache_misses = 0;
   // Expandable segments in use (CachingAllocatorParams::expandable_segments, and the driver
   // supports them; decided at the first growth). driver_allocations and driver_frees then count
-  // cuMemCreate and cuMemRelease calls (one per page), page_maps and page_unmaps the cuMemMap and
-  // cuMemUnmap calls.
+  // cuMemCreate and cuMemRelease calls (one per growth), vmm_maps and vmm_unmaps the cuMemMap and
+  // cuMemUnmap calls (one per growth, and one per growth given back).
   bool expandable = false;
-  std::uint64_t page_maps = 0, page_unmaps = 0;
+  std::uint64_t vmm_maps = 0, vmm_unmaps = 0;
 };
 
 namespace caching_internal {
@@ -155,20 +164,24 @@ class CachingAllocator final : public Allocator {
   [[nodiscard]] std::uint64_t KeepWhenReleasing() const;
   // Expandable segments: whether to use them (decided once, at the first growth).
   StatusOr<bool> UseExpandable() CUHAL_REQUIRES(mu_);
-  // Maps the pages a request of `rounded` bytes lacks at the end of its class's range (reserved
-  // on first use) and returns the free block on `owner`'s lists that holds it (out-of-memory
-  // retry as Grow's). The context is current.
+  // Maps what a request of `rounded` bytes lacks at the end of its class's range (reserved on
+  // first use), at least params_.expandable_min_growth, as one growth, and returns the free
+  // block on `owner`'s lists that holds it (out-of-memory retry as Grow's). The context is
+  // current.
   StatusOr<Block*> GrowExpandable(StreamCache* owner, std::size_t rounded) CUHAL_REQUIRES(mu_);
-  // Maps `count` new pages at the end of `segment` (all or none); `*out_of_memory` says whether
-  // cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY.
-  Status MapPages(Segment* segment, std::size_t count, bool* out_of_memory) CUHAL_REQUIRES(mu_);
-  // Unmaps and releases up to `count` whole pages at the end of `segment` that its idle free
-  // tail block covers; returns the bytes given back in `*released`.
-  Status UnmapIdleTail(Segment* segment, std::size_t count, std::uint64_t* released)
+  // Maps `bytes` (a multiple of the page size) at the end of `segment` as one physical
+  // allocation (cuMemCreate, cuMemMap, cuMemSetAccess: all or nothing); `*out_of_memory` says
+  // whether cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY.
+  Status MapGrowth(Segment* segment, std::size_t bytes, bool* out_of_memory)
       CUHAL_REQUIRES(mu_);
-  // The pages at the end of `segment` that an idle free block covers whole.
-  std::size_t IdleTailPages(const Segment* segment) const CUHAL_REQUIRES(mu_);
-  // Destruction: unmaps and releases every page (twice on failure) and frees the range.
+  // Unmaps and releases whole growths at the end of `segment` that its idle free tail block
+  // covers, newest first, until at least `wanted` bytes went back or none is left; returns the
+  // bytes given back in `*released`.
+  Status UnmapIdleTail(Segment* segment, std::uint64_t wanted, std::uint64_t* released)
+      CUHAL_REQUIRES(mu_);
+  // The bytes of the whole growths at the end of `segment` that an idle free block covers.
+  std::uint64_t IdleTailBytes(const Segment* segment) const CUHAL_REQUIRES(mu_);
+  // Destruction: unmaps and releases every growth (twice on failure) and frees the range.
   void DestroyExpandable(Segment* segment) CUHAL_REQUIRES(mu_);
   // Synchronizes every stream with cached frees (their blocks become idle), then frees idle
   // segments until at most `keep` cached bytes remain.
@@ -195,7 +208,7 @@ class CachingAllocator final : public Allocator {
   Block* spare_blocks_ CUHAL_GUARDED_BY(mu_) = nullptr;
   std::vector<CUevent> events_ CUHAL_GUARDED_BY(mu_);  // the event pool (all ready for reuse)
   // Expandable segments: decided at the first growth; the range of each class (small, large),
-  // reserved on its first growth; the page size and the page properties.
+  // reserved on its first growth; the VMM granularity (every growth a multiple of it).
   enum class Expandable { kUndecided, kYes, kNo };
   Expandable expandable_ CUHAL_GUARDED_BY(mu_) = Expandable::kUndecided;
   Segment* ranges_[2] CUHAL_GUARDED_BY(mu_) = {nullptr, nullptr};
