@@ -3,8 +3,9 @@
 // fakenccl::ReduceReference (one element at a time through the generic per-type arithmetic, the
 // fake's definition of every result), byte for byte: every data type and reduction, 1 to 7 ranks,
 // element counts around the vector widths and the loops' chunk sizes, aligned and misaligned
-// buffers (NaN results compared as NaN for float and double, see BothNan). Inputs are random bit patterns (NaNs, infinities, signed zeros, subnormals included)
-// mixed with small integers, so that sums and products also stay finite and exercise rounding.
+// buffers (NaN results compared as NaN for float and double, see BothNan). Inputs are random bit
+// patterns (NaNs, infinities, signed zeros, subnormals included) mixed with small integers, so
+// that sums and products also stay finite and exercise rounding.
 #include <gtest/gtest.h>
 #include <nccl.h>
 
@@ -49,7 +50,8 @@ void Fill(ncclDataType_t type, std::mt19937_64& rng, std::byte* p, std::size_t c
 // compared bit for bit; the small formats' NaN is always the format's canonical one.
 bool BothNan(ncclDataType_t type, const std::byte* a, const std::byte* b) {
   if (type != ncclFloat32 && type != ncclFloat64) return false;
-  return std::isnan(fakenccl::DecodeElement(type, a)) && std::isnan(fakenccl::DecodeElement(type, b));
+  return std::isnan(fakenccl::DecodeElement(type, a)) &&
+         std::isnan(fakenccl::DecodeElement(type, b));
 }
 
 std::string Describe(ncclDataType_t type, ReduceKind kind, int n, std::size_t count,
@@ -91,7 +93,8 @@ void CheckOne(ncclDataType_t type, ReduceKind kind, int n, std::size_t count,
   fakenccl::Reduce(type, kind, inputs, scalars, count, fast);
   fakenccl::ReduceReference(type, kind, inputs, scalars, count, ref);
   for (std::size_t i = 0; i < count; ++i) {
-    if (std::memcmp(fast + i * s, ref + i * s, s) != 0 && !BothNan(type, fast + i * s, ref + i * s)) {
+    if (std::memcmp(fast + i * s, ref + i * s, s) != 0 &&
+        !BothNan(type, fast + i * s, ref + i * s)) {
       ADD_FAILURE() << Describe(type, kind, n, count, misalign) << ": element " << i
                     << " differs: Reduce gives "
                     << fakenccl::DecodeElement(type, fast + i * s) << ", ReduceReference "
