@@ -14,7 +14,8 @@
 // Counters: "bytes" is the size S of the collective as nccl-tests counts it (the all-reduce and
 // broadcast buffer, all-gather's receive buffer, reduce-scatter's send buffer; per rank) and
 // "GB/s" is S per second of one collective including its stream synchronizations (nccl-tests'
-// algorithm bandwidth, 1e9 bytes). Every call is out of place (a one-rank in-place call moves
+// algorithm bandwidth, 1e9 bytes); "all_ranks_GB/s" counts the bytes written into every rank's
+// receive buffer together (the fake moves them all in this process). Every call is out of place (a one-rank in-place call moves
 // nothing, as NCCL's; BM_AllReduceInPlace measures that separately). BM_Memcpy is std::memcpy of
 // S bytes between two host buffers: the machine's copy bandwidth the fake's is compared with.
 #include <benchmark/benchmark.h>
@@ -200,6 +201,12 @@ void RunCollective(benchmark::State& state, const World& w, Coll coll, bool in_p
   state.counters["ranks"] = static_cast<double>(n);
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * 1e-9,
                                               benchmark::Counter::kIsIterationInvariantRate);
+  // The fake moves every rank's data in this process: n receive buffers of S for all-reduce,
+  // broadcast and all-gather, n of S/n for reduce-scatter (the comparison with one memcpy).
+  const double delivered = coll == Coll::kReduceScatter ? static_cast<double>(bytes)
+                                                        : static_cast<double>(bytes * n);
+  state.counters["all_ranks_GB/s"] =
+      benchmark::Counter(delivered * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(bytes));
 }
