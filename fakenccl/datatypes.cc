@@ -175,6 +175,89 @@ struct SmallFloatTraits {
   static V FromDouble(double d) { return Round(d); }
 };
 
+// EncodeSmall by bit manipulation of the double (no frexp/ldexp/nearbyint): the same rounding
+// (to nearest, ties to even, subnormals included) and the same overflow, infinity and NaN rules,
+// bit for bit (fakenccl_reduce_test compares the reductions built on each).
+template <const SmallFormat& kFormat>
+std::uint32_t EncodeSmallFast(double value) {
+  constexpr int kM = kFormat.mant_bits;
+  constexpr int kBias = (1 << (kFormat.exp_bits - 1)) - 1;
+  constexpr int kEmin = 1 - kBias;
+  constexpr std::uint32_t kExpAll = (1u << kFormat.exp_bits) - 1;
+  constexpr std::uint32_t kMaxExpField = kFormat.has_inf ? kExpAll - 1 : kExpAll;
+  constexpr std::uint32_t kMaxMant = kFormat.has_inf ? (1u << kM) - 1 : (1u << kM) - 2;
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const std::uint32_t sign = (bits >> 63) != 0 ? 1u << (kFormat.exp_bits + kM) : 0u;
+  const std::uint64_t abs = bits & ~(std::uint64_t{1} << 63);
+  constexpr std::uint64_t kInfBits = std::uint64_t{0x7ff} << 52;
+  if (abs > kInfBits) return NanBits(kFormat);
+  auto overflow = [&]() -> std::uint32_t {
+    if (kFormat.has_inf && !kFormat.saturate) return sign | (kExpAll << kM);
+    return sign | (kMaxExpField << kM) | kMaxMant;
+  };
+  if (abs == kInfBits) return overflow();
+  if (abs == 0) return sign;
+  const int dexp = static_cast<int>(abs >> 52);
+  const std::uint64_t frac = abs & ((std::uint64_t{1} << 52) - 1);
+  const std::uint64_t sig = dexp == 0 ? frac : frac | (std::uint64_t{1} << 52);
+  const int e = dexp == 0 ? -1022 : dexp - 1023;  // value = sig * 2^(e - 52)
+  const int top = e < kEmin ? kEmin : e;
+  const int shift = (52 - kM) + (top - e);  // value / 2^(top - kM) = sig / 2^shift
+  std::uint64_t r = 0;
+  if (shift < 64) {
+    r = sig >> shift;
+    const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1);
+    const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (r & 1) != 0)) ++r;
+  }
+  if (r == 0) return sign;
+  int exp = top;
+  if (r >= (std::uint64_t{2} << kM)) {  // rounded up to the next binade
+    r >>= 1;
+    ++exp;
+  }
+  std::uint32_t exp_field;
+  std::uint32_t mant;
+  if (r < (std::uint64_t{1} << kM)) {  // subnormal (only when top == kEmin)
+    exp_field = 0;
+    mant = static_cast<std::uint32_t>(r);
+  } else {
+    if (exp + kBias > static_cast<int>(kMaxExpField)) return overflow();
+    exp_field = static_cast<std::uint32_t>(exp + kBias);
+    mant = static_cast<std::uint32_t>(r - (std::uint64_t{1} << kM));
+    if (exp_field == kMaxExpField && mant > kMaxMant) return overflow();
+  }
+  return sign | (exp_field << kM) | mant;
+}
+
+// Every value of a small format decoded once (DecodeSmall), for the fast traits below.
+template <typename Bits, const SmallFormat& kFormat>
+const double* DecodeTable() {
+  static const std::vector<double>* table = [] {
+    auto* t = new std::vector<double>(std::size_t{1} << (8 * sizeof(Bits)));  // never freed
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      (*t)[i] = DecodeSmall(static_cast<std::uint32_t>(i), kFormat);
+    }
+    return t;
+  }();
+  return table->data();
+}
+
+// SmallFloatTraits with a decoding table and EncodeSmallFast: the same values, faster.
+template <typename Bits, const SmallFormat& kFormat>
+struct FastSmallFloatTraits : SmallFloatTraits<Bits, kFormat> {
+  using V = double;
+  static V Load(const std::byte* p) { return DecodeTable<Bits, kFormat>()[LoadRaw<Bits>(p)]; }
+  static void Store(V v, std::byte* p) {
+    StoreRaw<Bits>(static_cast<Bits>(EncodeSmallFast<kFormat>(v)), p);
+  }
+  static V Round(V v) { return DecodeTable<Bits, kFormat>()[EncodeSmallFast<kFormat>(v)]; }
+  static V Add(V a, V b) { return Round(a + b); }
+  static V Mul(V a, V b) { return Round(a * b); }
+  static V FromDouble(double d) { return Round(d); }
+};
+
 template <typename Tr>
 void ReduceTyped(ReduceKind kind, std::span<const std::byte* const> inputs,
                  std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
@@ -460,14 +543,14 @@ void Reduce(ncclDataType_t type, ReduceKind kind, std::span<const std::byte* con
     case ncclFloat64:
       return ReduceFast<NativeFloatTraits<double>>(kind, inputs, scalars, count, out);
     case ncclFloat16:
-      return ReduceTyped<SmallFloatTraits<std::uint16_t, kHalf>>(kind, inputs, scalars, count, out);
+      return ReduceTyped<FastSmallFloatTraits<std::uint16_t, kHalf>>(kind, inputs, scalars, count, out);
     case ncclBfloat16:
-      return ReduceTyped<SmallFloatTraits<std::uint16_t, kBfloat16>>(kind, inputs, scalars, count,
+      return ReduceTyped<FastSmallFloatTraits<std::uint16_t, kBfloat16>>(kind, inputs, scalars, count,
                                                                      out);
     case ncclFloat8e4m3:
-      return ReduceTyped<SmallFloatTraits<std::uint8_t, kE4m3>>(kind, inputs, scalars, count, out);
+      return ReduceTyped<FastSmallFloatTraits<std::uint8_t, kE4m3>>(kind, inputs, scalars, count, out);
     case ncclFloat8e5m2:
-      return ReduceTyped<SmallFloatTraits<std::uint8_t, kE5m2>>(kind, inputs, scalars, count, out);
+      return ReduceTyped<FastSmallFloatTraits<std::uint8_t, kE5m2>>(kind, inputs, scalars, count, out);
     default:
       return;
   }

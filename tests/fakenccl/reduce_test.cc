@@ -126,6 +126,50 @@ TEST(ReduceTest, VectorizedLoopsMatchTheReferenceBitForBit) {
   }
 }
 
+// The small formats' fast encoder, through PreMulSum on one rank (out = round(x * m)): every bit
+// pattern of the format times multipliers that land on rounding ties, binade edges, the
+// subnormal range and overflow, against the reference's frexp/ldexp encoder.
+TEST(ReduceTest, SmallFormatsRoundLikeTheReference) {
+  const double kMultipliers[] = {1.0,         -1.0,       0.5,          1.5,       1.0 / 3.0,
+                                 3.0,         1.0 + 1e-9, 1.0 - 1e-9,   0x1p-8,    0x1p-20,
+                                 0x1p-130,    0x1p+8,     0x1p+100,     1.0 / 7.0, 0.0,
+                                 1.00390625,  0.99609375, 1.0009765625, 0x1.8p-1, 1e300};
+  for (ncclDataType_t type : {ncclFloat16, ncclBfloat16, ncclFloat8e4m3, ncclFloat8e5m2}) {
+    const std::size_t s = fakenccl::TypeSize(type);
+    const std::size_t count = std::size_t{1} << (8 * s);
+    std::vector<std::byte> in(count * s);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(in.data() + i * s, &i, s);
+    const std::byte* inputs[] = {in.data()};
+    for (double m : kMultipliers) {
+      std::vector<ScalarBytes> scalars(1);
+      // The scalar is m rounded to the type (what PreMulSum reads): the products are of two
+      // values of the type, exact in double, so the only rounding is the encoder's.
+      fakenccl::EncodeElement(type, m, scalars[0].data());
+      std::vector<std::byte> fast(count * s);
+      std::vector<std::byte> ref(count * s);
+      fakenccl::Reduce(type, ReduceKind::kPreMulSum, inputs, scalars, count, fast.data());
+      fakenccl::ReduceReference(type, ReduceKind::kPreMulSum, inputs, scalars, count,
+                                ref.data());
+      for (std::size_t i = 0; i < count; ++i) {
+        ASSERT_EQ(std::memcmp(fast.data() + i * s, ref.data() + i * s, s), 0)
+            << fakenccl::TypeName(type) << ": pattern " << i << " times " << m;
+      }
+    }
+    // And sums of every pattern with a few others (two ranks).
+    for (std::uint32_t other : {0x0001u, 0x0080u, 0x3c00u, 0x7bffu, 0x8001u, 0x0003u}) {
+      std::vector<std::byte> second(count * s);
+      for (std::size_t i = 0; i < count; ++i) std::memcpy(second.data() + i * s, &other, s);
+      const std::byte* two[] = {in.data(), second.data()};
+      std::vector<ScalarBytes> scalars(2);
+      std::vector<std::byte> fast(count * s);
+      std::vector<std::byte> ref(count * s);
+      fakenccl::Reduce(type, ReduceKind::kSum, two, scalars, count, fast.data());
+      fakenccl::ReduceReference(type, ReduceKind::kSum, two, scalars, count, ref.data());
+      ASSERT_EQ(fast, ref) << fakenccl::TypeName(type) << " + " << other;
+    }
+  }
+}
+
 // The reference itself, on values whose results are known: a test that the comparison above
 // compares against the fake's arithmetic and not against itself.
 TEST(ReduceTest, ReferenceComputesKnownValues) {
