@@ -175,6 +175,89 @@ struct SmallFloatTraits {
   static V FromDouble(double d) { return Round(d); }
 };
 
+// EncodeSmall by bit manipulation of the double (no frexp/ldexp/nearbyint): the same rounding
+// (to nearest, ties to even, subnormals included) and the same overflow, infinity and NaN rules,
+// bit for bit (fakenccl_reduce_test compares the reductions built on each).
+template <const SmallFormat& kFormat>
+std::uint32_t EncodeSmallFast(double value) {
+  constexpr int kM = kFormat.mant_bits;
+  constexpr int kBias = (1 << (kFormat.exp_bits - 1)) - 1;
+  constexpr int kEmin = 1 - kBias;
+  constexpr std::uint32_t kExpAll = (1u << kFormat.exp_bits) - 1;
+  constexpr std::uint32_t kMaxExpField = kFormat.has_inf ? kExpAll - 1 : kExpAll;
+  constexpr std::uint32_t kMaxMant = kFormat.has_inf ? (1u << kM) - 1 : (1u << kM) - 2;
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const std::uint32_t sign = (bits >> 63) != 0 ? 1u << (kFormat.exp_bits + kM) : 0u;
+  const std::uint64_t abs = bits & ~(std::uint64_t{1} << 63);
+  constexpr std::uint64_t kInfBits = std::uint64_t{0x7ff} << 52;
+  if (abs > kInfBits) return NanBits(kFormat);
+  auto overflow = [&]() -> std::uint32_t {
+    if (kFormat.has_inf && !kFormat.saturate) return sign | (kExpAll << kM);
+    return sign | (kMaxExpField << kM) | kMaxMant;
+  };
+  if (abs == kInfBits) return overflow();
+  if (abs == 0) return sign;
+  const int dexp = static_cast<int>(abs >> 52);
+  const std::uint64_t frac = abs & ((std::uint64_t{1} << 52) - 1);
+  const std::uint64_t sig = dexp == 0 ? frac : frac | (std::uint64_t{1} << 52);
+  const int e = dexp == 0 ? -1022 : dexp - 1023;  // value = sig * 2^(e - 52)
+  const int top = e < kEmin ? kEmin : e;
+  const int shift = (52 - kM) + (top - e);  // value / 2^(top - kM) = sig / 2^shift
+  std::uint64_t r = 0;
+  if (shift < 64) {
+    r = sig >> shift;
+    const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1);
+    const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (r & 1) != 0)) ++r;
+  }
+  if (r == 0) return sign;
+  int exp = top;
+  if (r >= (std::uint64_t{2} << kM)) {  // rounded up to the next binade
+    r >>= 1;
+    ++exp;
+  }
+  std::uint32_t exp_field;
+  std::uint32_t mant;
+  if (r < (std::uint64_t{1} << kM)) {  // subnormal (only when top == kEmin)
+    exp_field = 0;
+    mant = static_cast<std::uint32_t>(r);
+  } else {
+    if (exp + kBias > static_cast<int>(kMaxExpField)) return overflow();
+    exp_field = static_cast<std::uint32_t>(exp + kBias);
+    mant = static_cast<std::uint32_t>(r - (std::uint64_t{1} << kM));
+    if (exp_field == kMaxExpField && mant > kMaxMant) return overflow();
+  }
+  return sign | (exp_field << kM) | mant;
+}
+
+// Every value of a small format decoded once (DecodeSmall), for the fast traits below.
+template <typename Bits, const SmallFormat& kFormat>
+const double* DecodeTable() {
+  static const std::vector<double>* table = [] {
+    auto* t = new std::vector<double>(std::size_t{1} << (8 * sizeof(Bits)));  // never freed
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      (*t)[i] = DecodeSmall(static_cast<std::uint32_t>(i), kFormat);
+    }
+    return t;
+  }();
+  return table->data();
+}
+
+// SmallFloatTraits with a decoding table and EncodeSmallFast: the same values, faster.
+template <typename Bits, const SmallFormat& kFormat>
+struct FastSmallFloatTraits : SmallFloatTraits<Bits, kFormat> {
+  using V = double;
+  static V Load(const std::byte* p) { return DecodeTable<Bits, kFormat>()[LoadRaw<Bits>(p)]; }
+  static void Store(V v, std::byte* p) {
+    StoreRaw<Bits>(static_cast<Bits>(EncodeSmallFast<kFormat>(v)), p);
+  }
+  static V Round(V v) { return DecodeTable<Bits, kFormat>()[EncodeSmallFast<kFormat>(v)]; }
+  static V Add(V a, V b) { return Round(a + b); }
+  static V Mul(V a, V b) { return Round(a * b); }
+  static V FromDouble(double d) { return Round(d); }
+};
+
 template <typename Tr>
 void ReduceTyped(ReduceKind kind, std::span<const std::byte* const> inputs,
                  std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
@@ -221,6 +304,153 @@ void ReduceTyped(ReduceKind kind, std::span<const std::byte* const> inputs,
     }
     if (kind == ReduceKind::kAvg && Tr::kIsInt) acc = Tr::Div(acc, n);
     Tr::Store(acc, out + i * Tr::kSize);
+  }
+}
+
+
+// ---- Fast reductions -------------------------------------------------------------------------
+// The same results as ReduceTyped, bit for bit, for the types with native arithmetic (integers,
+// float, double), written as passes over the output that the compiler vectorizes: out = in[0]
+// (times its multiplier), then out = out (op) in[r] for r = 1, ..., n-1. Each element therefore
+// sees the same operations in the same order as in ReduceTyped. The passes run over chunks small
+// enough to stay in the L1 cache, so the output is read and written once from memory.
+
+constexpr std::size_t kChunkBytes = 16 * 1024;
+
+template <typename T>
+bool Aligned(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+
+// Wrapping integer arithmetic in a wide-enough unsigned type (what IntTraits does in 64 bits).
+template <typename T>
+using WideUnsigned = std::conditional_t<sizeof(T) <= 4, std::uint32_t, std::uint64_t>;
+
+template <typename T, ReduceKind kKind>
+inline T Combine(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = WideUnsigned<T>;
+    if constexpr (kKind == ReduceKind::kProd) {
+      return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+    } else if constexpr (kKind == ReduceKind::kMax) {
+      return a < b ? b : a;  // std::max
+    } else if constexpr (kKind == ReduceKind::kMin) {
+      return b < a ? b : a;  // std::min
+    } else {
+      return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+    }
+  } else {
+    if constexpr (kKind == ReduceKind::kProd) {
+      return a * b;
+    } else if constexpr (kKind == ReduceKind::kMax) {
+      // std::fmax, exactly: the comparison decides unless the two are equal (+0/-0) or one is NaN.
+      return a > b ? a : (b > a ? b : std::fmax(a, b));
+    } else if constexpr (kKind == ReduceKind::kMin) {
+      return a < b ? a : (b < a ? b : std::fmin(a, b));
+    } else {
+      return a + b;
+    }
+  }
+}
+
+// out[i] = in0[i] (* m0) for i < n.
+template <typename T, bool kPremul>
+void FirstPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
+  if constexpr (kPremul) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i] * m;
+  } else {
+    std::memcpy(out, in, n * sizeof(T));
+  }
+}
+
+// out[i] = out[i] (op) (in[i] (* m)) for i < n.
+template <typename T, ReduceKind kKind, bool kPremul>
+void NextPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    T x = in[i];
+    if constexpr (kPremul) x = x * m;
+    out[i] = Combine<T, kKind>(out[i], x);
+  }
+}
+
+template <typename T, ReduceKind kKind, bool kPremul>
+void ReduceNativeAs(std::span<const std::byte* const> inputs, std::span<const T> mul,
+                    std::size_t count, std::byte* out_bytes) {
+  const std::size_t n = inputs.size();
+  T* out = reinterpret_cast<T*>(out_bytes);
+  constexpr std::size_t kChunk = kChunkBytes / sizeof(T);
+  for (std::size_t begin = 0; begin < count; begin += kChunk) {
+    const std::size_t len = std::min(kChunk, count - begin);
+    T* o = out + begin;
+    FirstPass<T, kPremul>(reinterpret_cast<const T*>(inputs[0]) + begin,
+                          kPremul ? mul[0] : T{}, len, o);
+    for (std::size_t r = 1; r < n; ++r) {
+      NextPass<T, kKind, kPremul>(reinterpret_cast<const T*>(inputs[r]) + begin,
+                                  kPremul ? mul[r] : T{}, len, o);
+    }
+  }
+}
+
+// Returns false (nothing done) when a pointer is not aligned for T: the caller falls back to
+// ReduceTyped, which reads bytes.
+template <typename Tr>
+bool ReduceNative(ReduceKind kind, std::span<const std::byte* const> inputs,
+                  std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
+  using T = typename Tr::V;
+  if (inputs.empty() || !Aligned<T>(out)) return false;
+  for (const std::byte* p : inputs) {
+    if (!Aligned<T>(p)) return false;
+  }
+  const int n = static_cast<int>(inputs.size());
+  std::vector<T> mul;
+  if (kind == ReduceKind::kPreMulSum) {
+    for (int r = 0; r < n; ++r) mul.push_back(Tr::Load(scalars[static_cast<size_t>(r)].data()));
+  } else if (kind == ReduceKind::kAvg && !Tr::kIsInt) {
+    // As ReduceTyped: 1/n rounded through float, except double's exact 1.0/n.
+    T inv = Tr::FromDouble(static_cast<double>(static_cast<float>(1.0 / n)));
+    if constexpr (std::is_same_v<T, double>) inv = 1.0 / n;
+    mul.assign(static_cast<size_t>(n), inv);
+  }
+  const std::span<const T> m(mul);
+  if (n == 1 && mul.empty() && !(Tr::kIsInt && kind == ReduceKind::kAvg)) {
+    std::memcpy(out, inputs[0], count * sizeof(T));  // one rank: each element as it is
+    return true;
+  }
+  switch (kind) {
+    case ReduceKind::kSum:
+      ReduceNativeAs<T, ReduceKind::kSum, false>(inputs, m, count, out);
+      return true;
+    case ReduceKind::kProd:
+      ReduceNativeAs<T, ReduceKind::kProd, false>(inputs, m, count, out);
+      return true;
+    case ReduceKind::kMax:
+      ReduceNativeAs<T, ReduceKind::kMax, false>(inputs, m, count, out);
+      return true;
+    case ReduceKind::kMin:
+      ReduceNativeAs<T, ReduceKind::kMin, false>(inputs, m, count, out);
+      return true;
+    case ReduceKind::kPreMulSum:
+      ReduceNativeAs<T, ReduceKind::kSum, true>(inputs, m, count, out);
+      return true;
+    case ReduceKind::kAvg:
+      if constexpr (Tr::kIsInt) {
+        // The wrapped sum, then NCCL's SumPostDiv per element.
+        ReduceNativeAs<T, ReduceKind::kSum, false>(inputs, m, count, out);
+        T* o = reinterpret_cast<T*>(out);
+        for (std::size_t i = 0; i < count; ++i) o[i] = Tr::Div(o[i], n);
+      } else {
+        ReduceNativeAs<T, ReduceKind::kSum, true>(inputs, m, count, out);
+      }
+      return true;
+  }
+  return false;
+}
+
+template <typename Tr>
+void ReduceFast(ReduceKind kind, std::span<const std::byte* const> inputs,
+                std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
+  if (!ReduceNative<Tr>(kind, inputs, scalars, count, out)) {
+    ReduceTyped<Tr>(kind, inputs, scalars, count, out);
   }
 }
 
@@ -298,6 +528,35 @@ const char* ReduceKindName(ReduceKind kind) {
 }
 
 void Reduce(ncclDataType_t type, ReduceKind kind, std::span<const std::byte* const> inputs,
+            std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
+  switch (type) {
+    case ncclInt8: return ReduceFast<IntTraits<std::int8_t>>(kind, inputs, scalars, count, out);
+    case ncclUint8: return ReduceFast<IntTraits<std::uint8_t>>(kind, inputs, scalars, count, out);
+    case ncclInt32: return ReduceFast<IntTraits<std::int32_t>>(kind, inputs, scalars, count, out);
+    case ncclUint32:
+      return ReduceFast<IntTraits<std::uint32_t>>(kind, inputs, scalars, count, out);
+    case ncclInt64: return ReduceFast<IntTraits<std::int64_t>>(kind, inputs, scalars, count, out);
+    case ncclUint64:
+      return ReduceFast<IntTraits<std::uint64_t>>(kind, inputs, scalars, count, out);
+    case ncclFloat32:
+      return ReduceFast<NativeFloatTraits<float>>(kind, inputs, scalars, count, out);
+    case ncclFloat64:
+      return ReduceFast<NativeFloatTraits<double>>(kind, inputs, scalars, count, out);
+    case ncclFloat16:
+      return ReduceTyped<FastSmallFloatTraits<std::uint16_t, kHalf>>(kind, inputs, scalars, count, out);
+    case ncclBfloat16:
+      return ReduceTyped<FastSmallFloatTraits<std::uint16_t, kBfloat16>>(kind, inputs, scalars, count,
+                                                                     out);
+    case ncclFloat8e4m3:
+      return ReduceTyped<FastSmallFloatTraits<std::uint8_t, kE4m3>>(kind, inputs, scalars, count, out);
+    case ncclFloat8e5m2:
+      return ReduceTyped<FastSmallFloatTraits<std::uint8_t, kE5m2>>(kind, inputs, scalars, count, out);
+    default:
+      return;
+  }
+}
+
+void ReduceReference(ncclDataType_t type, ReduceKind kind, std::span<const std::byte* const> inputs,
             std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out) {
   switch (type) {
     case ncclInt8: return ReduceTyped<IntTraits<std::int8_t>>(kind, inputs, scalars, count, out);

@@ -48,6 +48,11 @@ using ScalarBytes = std::array<std::byte, 8>;
 // kAvg, nranks = inputs.size() >= 1.
 void Reduce(ncclDataType_t type, ReduceKind kind, std::span<const std::byte* const> inputs,
             std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out);
+// The same reduction computed one element at a time through the generic per-type arithmetic:
+// the definition Reduce's vectorized loops must match bit for bit. Exposed for tests.
+void ReduceReference(ncclDataType_t type, ReduceKind kind,
+                     std::span<const std::byte* const> inputs,
+                     std::span<const ScalarBytes> scalars, std::size_t count, std::byte* out);
 
 // Conversions between an element of a floating type and double (exact for decoding; encoding
 // rounds to nearest even, overflow gives infinity for half/bfloat16 and the largest finite value

@@ -4,6 +4,16 @@
 // fakenccl; the entry points (entry_points.cc) check arguments and keep the per-thread state
 // (last error, group), then call into this.
 //
+// Files (one concern each; the Engine's methods are defined in the file of their concern):
+//   engine.h/.cc          the Engine, its handle table, clocks and inspection
+//   engine_state.h/.cc    the rendezvous structures below (CommShared, Slot, Task, ...) and helpers
+//   communicator.h/.cc    communicator lifecycle: init, split, finalize/destroy/abort, errors,
+//                         queries, user reduction operators
+//   matching.h/.cc        call matching: argument checks, posting calls into Slots, mismatch
+//                         detection, timeouts, the stream work's `ready` predicate
+//   execution.h/.cc       execution: the data movement and reductions of a ready Slot, the stream
+//                         work body
+//
 // Model. A communicator of n ranks is one CommShared; each rank's ncclComm_t is a CommHandle
 // (ranks are threads, or one thread driving several handles inside a group). A communication call
 // is captured as a CallDesc when it is made; at the end of its group (a lone call is its own

@@ -26,7 +26,12 @@
 namespace cuhal::testing {
 namespace {
 
-constexpr std::size_t kCount = 5;  // elements per rank and block: odd, to catch offset errors
+// Elements per rank and block: odd, to catch offset errors. The long variant's count is larger
+// than the vector width and the fake's chunks, and a multiple of neither.
+#ifndef CUHAL_NCCL_MATRIX_COUNT
+#define CUHAL_NCCL_MATRIX_COUNT 5
+#endif
+constexpr std::size_t kCount = CUHAL_NCCL_MATRIX_COUNT;
 
 enum class Coll { kAllReduce, kReduce, kReduceScatter, kBroadcast, kAllGather, kAlltoAll, kGather,
                   kScatter };

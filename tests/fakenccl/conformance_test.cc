@@ -220,6 +220,45 @@ TEST_P(NcclConformanceTest, CollectiveArgumentChecks) {
   });
 }
 
+// docs/driver_facts.md, "NCCL 2.28.3, one rank on one GPU": in place on one rank nothing moves,
+// so any pointer succeeds (NULL and host memory here; an unallocated address too on the GPU, not
+// tried: out of place it crashes the process), the stream syncs clean, the communicator stays
+// healthy, and the host memory is not touched.
+TEST_P(NcclConformanceTest, OneRankInPlaceMovesNothingSoAnyPointerSucceeds) {
+  OnRank([&] {
+    std::vector<float> host(1024);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i) + 0.5f;
+    const std::vector<float> before = host;
+    for (void* p : {static_cast<void*>(nullptr), static_cast<void*>(host.data())}) {
+      SCOPED_TRACE(p == nullptr ? "NULL" : "host memory");
+      EXPECT_EQ(nccl().ncclAllReduce(p, p, 1024, ncclFloat32, ncclSum, comm(), stream()),
+                ncclSuccess);
+      EXPECT_EQ(nccl().ncclAllReduce(p, p, 1024, ncclInt32, ncclMax, comm(), stream()),
+                ncclSuccess);
+      EXPECT_EQ(nccl().ncclBroadcast(p, p, 1024, ncclFloat32, 0, comm(), stream()), ncclSuccess);
+      EXPECT_EQ(nccl().ncclReduce(p, p, 1024, ncclFloat32, ncclSum, 0, comm(), stream()),
+                ncclSuccess);
+      EXPECT_EQ(nccl().ncclAllGather(p, p, 1024, ncclFloat32, comm(), stream()), ncclSuccess);
+      EXPECT_EQ(nccl().ncclReduceScatter(p, p, 1024, ncclFloat32, ncclSum, comm(), stream()),
+                ncclSuccess);
+      EXPECT_EQ(cuda().cuStreamSynchronize(ranks_->stream(0)), CUDA_SUCCESS);
+      ncclResult_t async = ncclInternalError;
+      EXPECT_EQ(nccl().ncclCommGetAsyncError(comm(), &async), ncclSuccess);
+      EXPECT_EQ(async, ncclSuccess);
+    }
+    EXPECT_EQ(host, before);
+    // Later collectives work and compute.
+    std::vector<float> in(64, 2.5f);
+    ASSERT_EQ(cuda().cuMemcpyHtoD(a_, in.data(), in.size() * sizeof(float)), CUDA_SUCCESS);
+    ASSERT_EQ(nccl().ncclAllReduce(a(), b(), 64, ncclFloat32, ncclSum, comm(), stream()),
+              ncclSuccess);
+    ASSERT_EQ(cuda().cuStreamSynchronize(ranks_->stream(0)), CUDA_SUCCESS);
+    std::vector<float> out(64);
+    ASSERT_EQ(cuda().cuMemcpyDtoH(out.data(), b_, out.size() * sizeof(float)), CUDA_SUCCESS);
+    EXPECT_EQ(out, in);
+  });
+}
+
 TEST_P(NcclConformanceTest, OneRankCollectivesComputeTheirResults) {
   OnRank([&] {
     std::vector<float> in(64);
