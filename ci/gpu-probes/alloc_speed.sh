@@ -31,14 +31,19 @@ fi
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 T0=$SECONDS
-cmake -S . -B build/alloc-speed "${CMAKE_ARGS[@]}" > "$OUT/configure.log" 2>&1 \
-  || { tail -30 "$OUT/configure.log"; exit 1; }
-timeout 230 cmake --build build/alloc-speed -j16 --target replay_real_test alloc_bench \
+# CUHAL_ALLOC_BUILD: an existing build directory to reuse (configured by the caller, e.g. a
+# nightly build made with -DCUHAL_WITH_TORCH=ON); otherwise build/alloc-speed is configured here.
+B=${CUHAL_ALLOC_BUILD:-build/alloc-speed}
+if [ -z "${CUHAL_ALLOC_BUILD:-}" ]; then
+  cmake -S . -B "$B" "${CMAKE_ARGS[@]}" > "$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+fi
+timeout 230 cmake --build "$B" -j16 --target replay_real_test alloc_bench \
   > "$OUT/build.log" 2>&1 || { grep -m8 -B2 -A8 "error" "$OUT/build.log"; tail -5 "$OUT/build.log"; exit 1; }
 echo "build: $((SECONDS-T0)) s"
 export CUHAL_REAL_REQUIRED=1
 
-CUHAL_REPLAY_REPEAT=${CUHAL_REPLAY_REPEAT:-5} timeout 100 build/alloc-speed/tests/trace/replay_real_test \
+CUHAL_REPLAY_REPEAT=${CUHAL_REPLAY_REPEAT:-5} timeout 100 "$B"/tests/trace/replay_real_test \
   > "$OUT/replay.log" 2>&1
 echo "replay_real_test rc $? at $((SECONDS-T0)) s (ns/op: passes timed whole, the mean over the passes)"
 grep -E "^REPLAY" "$OUT/replay.log" | python3 -c '
@@ -55,7 +60,7 @@ for line in sys.stdin:
 '
 grep -E "Failure|FAILED" "$OUT/replay.log" | head -20
 
-timeout 100 build/alloc-speed/bench/alloc_bench --backend=real --min_growth_mib=8,16 \
+timeout 100 "$B"/bench/alloc_bench --backend=real --min_growth_mib=8,16 \
   --benchmark_filter='BM_VmmGrowth|BM_MemAlloc|BM_Replay/.*/(core|core-expandable.*|pytorch)/' \
   --benchmark_min_time=0.1s --benchmark_out="$OUT/alloc_bench.json" \
   --benchmark_out_format=json > "$OUT/alloc_bench.txt" 2>&1
