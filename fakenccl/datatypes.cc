@@ -326,12 +326,24 @@ bool Aligned(const void* p) {
 template <typename T>
 using WideUnsigned = std::conditional_t<sizeof(T) <= 4, std::uint32_t, std::uint64_t>;
 
+// a * b, wrapping for integers (two's complement, as the GPU computes it; signed overflow in
+// C++ is undefined).
+template <typename T>
+inline T Times(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = WideUnsigned<T>;
+    return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+  } else {
+    return a * b;
+  }
+}
+
 template <typename T, ReduceKind kKind>
 inline T Combine(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using W = WideUnsigned<T>;
     if constexpr (kKind == ReduceKind::kProd) {
-      return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+      return Times(a, b);
     } else if constexpr (kKind == ReduceKind::kMax) {
       return a < b ? b : a;  // std::max
     } else if constexpr (kKind == ReduceKind::kMin) {
@@ -357,7 +369,7 @@ inline T Combine(T a, T b) {
 template <typename T, bool kPremul>
 void FirstPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
   if constexpr (kPremul) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = in[i] * m;
+    for (std::size_t i = 0; i < n; ++i) out[i] = Times(in[i], m);
   } else {
     std::memcpy(out, in, n * sizeof(T));
   }
@@ -368,7 +380,7 @@ template <typename T, ReduceKind kKind, bool kPremul>
 void NextPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
   for (std::size_t i = 0; i < n; ++i) {
     T x = in[i];
-    if constexpr (kPremul) x = x * m;
+    if constexpr (kPremul) x = Times(x, m);
     out[i] = Combine<T, kKind>(out[i], x);
   }
 }
