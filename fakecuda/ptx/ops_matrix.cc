@@ -177,7 +177,14 @@ void Mma(Thread* const* lanes, int n, const Instr& in) {
       Coord(fc, l, e, &row, &col);
       double acc = C[row][col];
       for (int k = 0; k < sa.cols; ++k) acc += A[row][k] * B[k][col];
+      // Rounded toward zero, as the tensor cores do (measured on sm_90: 1 + 0.75 ulp gives 1,
+      // 1 + 1.5 ulp gives 1 + 1 ulp, -1 - 0.75 ulp gives -1, 2^24 + 1.5 gives 2^24;
+      // ci/gpu-probes/results/2026-12-05-probe-ptx-numerics.txt). Past the f32 range that is
+      // FLT_MAX, not infinity; an infinite operand stays infinite.
       float r = static_cast<float>(acc);
+      if (std::isfinite(acc) && std::fabs(static_cast<double>(r)) > std::fabs(acc)) {
+        r = std::nextafter(r, 0.0f);
+      }
       if (std::isnan(r)) r = std::bit_cast<float>(0x7fffffffu);
       t.warp_value = std::bit_cast<std::uint32_t>(r);
       SetElement(t, d, kElemF32, e, static_cast<std::uint32_t>(t.warp_value));

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -31,6 +32,61 @@ constexpr char kUnsupportedPtx[] = R"(.version 8.0
   .reg .f32 %f<4>;
   .reg .b64 %rd<2>;
   tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex0, {%f0, %f1}];
+  ret;
+}
+)";
+
+// NaN conversions and the tensor cores' rounding, as measured on sm_90 (H100, driver 580,
+// 2026-12-05; ci/gpu-probes/ptx_numerics_probe.cu, results in ci/gpu-probes/results/
+// 2026-12-05-probe-ptx-numerics.txt): cvt.f32.f16 / cvt.f32.bf16 of any NaN give the canonical
+// 0x7fffffff; mma.sync rounds its f32 result toward zero. Lane 0 holds A[0][0] = A[0][1] =
+// 3*2^-13 (f16 0x0e00) and B[0][0] = 2^-12 (0x0c00), lane 4 B[0][1] = B[1][1] = 2^-12: each
+// product is 3*2^-25 = 0.75 ulp of 1, so with C = 1, D[0][0] = 1 + 0.75 ulp (1 toward zero,
+// 1 + 1 ulp to nearest) and D[0][1] = 1 + 1.5 ulp (1 + 1 ulp toward zero, 1 + 2 ulp to nearest
+// even).
+constexpr char kNumericsPtx[] = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry numerics(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b16 %h<4>;
+  .reg .f32 %f<12>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd0, %rd0;
+  mov.u32 %r0, %laneid;
+  setp.eq.u32 %p0, %r0, 0;
+  setp.eq.u32 %p1, %r0, 4;
+  mov.b16 %h0, 0x7e01;
+  cvt.f32.f16 %f0, %h0;
+  mov.b16 %h1, 0xfe01;
+  cvt.f32.f16 %f1, %h1;
+  mov.b16 %h2, 0x7c01;
+  cvt.f32.f16 %f2, %h2;
+  mov.b16 %h3, 0xffc1;
+  cvt.f32.bf16 %f3, %h3;
+  selp.b32 %r1, 0x0E000E00, 0, %p0;
+  mov.b32 %r2, 0;
+  mov.b32 %r3, 0;
+  mov.b32 %r4, 0;
+  selp.b32 %r5, 0x00000C00, 0, %p0;
+  selp.b32 %r5, 0x0C000C00, %r5, %p1;
+  mov.b32 %r6, 0;
+  selp.f32 %f4, 0f3F800000, 0f00000000, %p0;
+  mov.f32 %f5, %f4;
+  mov.f32 %f6, 0f00000000;
+  mov.f32 %f7, 0f00000000;
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f8, %f9, %f10, %f11}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f4, %f5, %f6, %f7};
+  @!%p0 bra DONE;
+  st.global.f32 [%rd0], %f0;
+  st.global.f32 [%rd0+4], %f1;
+  st.global.f32 [%rd0+8], %f2;
+  st.global.f32 [%rd0+12], %f3;
+  st.global.f32 [%rd0+16], %f8;
+  st.global.f32 [%rd0+20], %f9;
+DONE:
   ret;
 }
 )";
@@ -229,6 +285,24 @@ TEST_P(InterpreterTest, GraphKernelNodesAreInterpreted) {
   EXPECT_EQ(api().cuGraphExecDestroy(exec), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphDestroy(graph), CUDA_SUCCESS);
   EXPECT_EQ(api().cuModuleUnload(module_), CUDA_SUCCESS);
+}
+
+TEST_P(InterpreterTest, NanConversionsAreCanonicalAndMmaRoundsTowardZeroAsMeasured) {
+  CUmodule module = nullptr;
+  ASSERT_EQ(api().cuModuleLoadData(&module, kNumericsPtx), CUDA_SUCCESS);
+  CUfunction fn = nullptr;
+  ASSERT_EQ(api().cuModuleGetFunction(&fn, module, "numerics"), CUDA_SUCCESS);
+  DeviceBuffer<std::uint32_t> out(api(), std::vector<std::uint32_t>(6, 0));
+  void* args[] = {out.slot()};
+  ASSERT_EQ(api().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  const std::vector<std::uint32_t> got = out.Download();
+  const std::vector<std::uint32_t> measured = {0x7fffffffu, 0x7fffffffu, 0x7fffffffu,
+                                               0x7fffffffu, 0x3f800000u, 0x3f800001u};
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    EXPECT_EQ(got[i], measured[i]) << "output " << i << std::hex << ": 0x" << got[i];
+  }
+  EXPECT_EQ(api().cuModuleUnload(module), CUDA_SUCCESS);
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(InterpreterTest);
