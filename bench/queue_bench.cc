@@ -39,14 +39,15 @@
 // submission <= 2 us of host time; a queue-to-queue wait makes no host round trip
 // (BM_QueueToQueueWait: host_syncs=0, cuStreamWaitEvent=1, deferred=0).
 //
-// The submission benchmarks run twice: worker:1 is the default device
+// The submission benchmarks run three times: worker:1/poll_us:0 is the default device
 // (DeviceParams::worker_enqueues_host_functions: the device's worker enqueues the completion
 // host functions), worker:0 has the submitting thread enqueue one whenever its queue has none
-// pending. BM_DriverEventRecord and BM_DriverLaunchHostFunc time the two driver calls alone (no
-// core code); BM_DriverAllocaFloor, BM_DriverDeallocaFloor and BM_DriverExecuteFloor make exactly
-// the driver calls a ready Alloca / Dealloca / Execute makes on its thread (the work's calls and
-// the completion event's record), the floor under each: a submission's cost minus its floor is
-// the core's own.
+// pending, worker:1/poll_us:20 is the polling mode (DeviceParams::completion_poll_interval: no
+// host function at all; the worker queries the events every 20 us). BM_DriverEventRecord and
+// BM_DriverLaunchHostFunc time the two driver calls alone (no core code); BM_DriverAllocaFloor,
+// BM_DriverDeallocaFloor and BM_DriverExecuteFloor make exactly the driver calls a ready Alloca /
+// Dealloca / Execute makes on its thread (the work's calls and the completion event's record),
+// the floor under each: a submission's cost minus its floor is the core's own.
 //
 // Submission benchmarks keep up to kBatch operations in flight: every kBatch iterations the clock
 // stops, the host waits for the batch's signals (and frees what it allocated), and the clock
@@ -179,8 +180,10 @@ const BackendKind kReal{"real", &Real, &CountingTable<1>, &Counting<1>::Snapshot
 // device's context current on the benchmark thread, and the per-operation counters.
 class Fixture {
  public:
-  // `worker_enqueues`: DeviceParams::worker_enqueues_host_functions.
-  Fixture(benchmark::State& state, const BackendKind& kind, bool worker_enqueues = true)
+  // `worker_enqueues`: DeviceParams::worker_enqueues_host_functions; `poll_us`:
+  // DeviceParams::completion_poll_interval in microseconds.
+  Fixture(benchmark::State& state, const BackendKind& kind, bool worker_enqueues = true,
+          std::int64_t poll_us = 0)
       : state_(state), kind_(kind) {
     const Backend& b = kind.backend();
     if (!b.unavailable.empty()) {
@@ -195,6 +198,7 @@ class Fixture {
     params.queue_count = 2;
     params.event_pool_capacity = kEventPoolCapacity;
     params.worker_enqueues_host_functions = worker_enqueues;
+    params.completion_poll_interval = std::chrono::microseconds(poll_us);
     auto device = Device::Create(*driver_, 0, params);
     if (!Check(device.status(), "creating device 0")) return;
     device_ = std::move(device).value();
@@ -365,7 +369,7 @@ cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60));
 // cuMemAllocFromPoolAsync and cuEventRecord on the caller's thread (cuLaunchHostFunc only when
 // the queue has no host function pending: about once per batch, see core/device/queue_scheduler.h).
 void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0);
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::vector<Buffer> live;
@@ -396,7 +400,7 @@ void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
 // cuEventRecord (and a shared cuLaunchHostFunc). The buffers are allocated (Alloca) while the
 // clock stops.
 void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0);
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::shared_ptr<Semaphore> made = f.NewSemaphore();
@@ -436,7 +440,7 @@ void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
 // cuLaunchHostFunc). The
 // batches are recorded while the clock stops.
 void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0);
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Buffer* a = f.NewBuffer(kSmallBytes);
@@ -475,7 +479,7 @@ void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
 // Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord (and a shared
 // cuLaunchHostFunc).
 void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0);
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Queue& q = f.queue(0);
@@ -913,21 +917,25 @@ void RegisterAll() {
   for (const BackendKind* k : {&kFake, &kReal}) {
     const std::string suffix = std::string("/") + k->name;
     benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca, k)
-        ->ArgNames({"worker"})
-        ->Arg(1)
-        ->Arg(0);
+        ->ArgNames({"worker", "poll_us"})
+        ->Args({1, 0})
+        ->Args({0, 0})
+        ->Args({1, 20});
     benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(), BM_SubmitReadyDealloca, k)
-        ->ArgNames({"worker"})
-        ->Arg(1)
-        ->Arg(0);
+        ->ArgNames({"worker", "poll_us"})
+        ->Args({1, 0})
+        ->Args({0, 0})
+        ->Args({1, 20});
     benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(), BM_SubmitReadyExecute, k)
-        ->ArgNames({"worker"})
-        ->Arg(1)
-        ->Arg(0);
+        ->ArgNames({"worker", "poll_us"})
+        ->Args({1, 0})
+        ->Args({0, 0})
+        ->Args({1, 20});
     benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(), BM_SubmitReadyBarrier, k)
-        ->ArgNames({"worker"})
-        ->Arg(1)
-        ->Arg(0);
+        ->ArgNames({"worker", "poll_us"})
+        ->Args({1, 0})
+        ->Args({0, 0})
+        ->Args({1, 20});
     benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
     benchmark::RegisterBenchmark(("BM_DriverEventRecord" + suffix).c_str(), BM_DriverEventRecord,
                                  k);

@@ -71,7 +71,8 @@ Status Device::CreateResources() {
   scheduler_ = std::make_unique<QueueScheduler>(api_, context_, identifier_,
                                                 params_.batch_completions,
                                                 params_.worker_enqueues_host_functions,
-                                                params_.event_pool_capacity);
+                                                params_.event_pool_capacity,
+                                                params_.completion_poll_interval);
   for (const std::unique_ptr<Queue>& queue : queues_) {
     queue->device_ = this;
     queue->scheduler_ = scheduler_.get();

@@ -28,6 +28,12 @@ Status DeviceParams::Validate() const {
     return InvalidArgumentError(StrCat("DeviceParams.command_target must be kStream or kGraph, got ",
                                        static_cast<int>(command_target)));
   }
+  if (completion_poll_interval < std::chrono::microseconds(0) ||
+      completion_poll_interval > std::chrono::seconds(1)) {
+    return InvalidArgumentError(StrCat(
+        "DeviceParams.completion_poll_interval must be in [0, 1000000] us, got ",
+        completion_poll_interval.count(), " us"));
+  }
   CUHAL_RETURN_IF_ERROR(CheckPool(device_local_pool, "device_local_pool"));
   CUHAL_RETURN_IF_ERROR(CheckPool(other_pool, "other_pool"));
   return OkStatus();

@@ -3,6 +3,7 @@
 #ifndef CUHAL_CORE_DEVICE_DEVICE_PARAMS_H_
 #define CUHAL_CORE_DEVICE_DEVICE_PARAMS_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -54,6 +55,15 @@ struct DeviceParams {
   // pending (which call each thread makes then depends only on the device's progress; the mock
   // tests pin that order). Ignored when batch_completions is false.
   bool worker_enqueues_host_functions = true;
+  // With batch_completions and worker_enqueues_host_functions: 0 (the default) has the worker
+  // learn of completions from the host functions above. Above 0, the worker enqueues no host
+  // function at all: while a queue has operations in flight it queries their events
+  // (cuEventQuery) every `completion_poll_interval`, so no driver call of the worker's lands on
+  // the streams the submitting threads record on (a cuLaunchHostFunc beside a submitting thread's
+  // cuEventRecord on the same stream made it sleep in the driver: docs/driver_facts.md, "Queue
+  // submission after recycling"). Costs: the worker wakes every interval while work is in
+  // flight, and a signal reaches the host up to one interval late. In [0, 1 s].
+  std::chrono::microseconds completion_poll_interval{0};
   // The target of command buffers made by Device::CreateCommandBuffer without one: kStream
   // (direct submission) or kGraph (CUDA graphs, instantiated once and re-launched).
   CommandTargetKind command_target = CommandTargetKind::kStream;

@@ -27,12 +27,16 @@ std::string DescribeWaits(const QueueAction& action) {
 
 QueueScheduler::QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
                                bool batch_completions, bool worker_enqueues_host_functions,
-                               std::size_t event_pool_capacity)
+                               std::size_t event_pool_capacity,
+                               std::chrono::microseconds completion_poll_interval)
     : api_(api),
       context_(context),
       device_name_(std::move(device_name)),
       batch_completions_(batch_completions),
       worker_launches_(batch_completions && worker_enqueues_host_functions),
+      poll_interval_(worker_launches_ && completion_poll_interval.count() > 0
+                         ? completion_poll_interval
+                         : std::chrono::microseconds(0)),
       pool_(api, event_pool_capacity) {
   worker_ = std::thread([this] { WorkerMain(); });
 }
@@ -295,8 +299,12 @@ Status QueueScheduler::Issue(std::unique_ptr<QueueAction> action,
       // The worker enqueues the lane's host function (CompleteLanes, step 3), covering every
       // number given out by then, this one included. A polled lane needs none.
       if (lane->relaunch || lane->poll) return scope->Exit();
-      lane->relaunch = true;
-      relaunch_ = true;
+      if (poll_interval_.count() > 0) {
+        lane->poll = true;  // polling mode: the worker polls the lane until it is empty
+      } else {
+        lane->relaunch = true;
+        relaunch_ = true;
+      }
       // Woken after mu_ is released: woken under it, the worker would wake only to sleep again
       // on mu_, and its wake-up on our unlock is a second system call on this thread.
       lock.Unlock();
@@ -570,7 +578,7 @@ void QueueScheduler::CompleteLanes(bool query_all, bool relaunch,
       // A polled lane stays polled until it is empty (no host function retried every poll).
       if (lane->poll && lane->in_flight.empty()) lane->poll = false;
       if (!needs || lane->poll) continue;
-      if (!relaunch) {
+      if (!relaunch || poll_interval_.count() > 0) {
         lane->poll = true;
         continue;
       }
@@ -643,8 +651,13 @@ void QueueScheduler::WorkerMain() {
           polling = true;
         }
         if (polling) {
-          // A lane without a host function is polled (cuEventQuery) every millisecond.
-          cv_.WaitFor(mu_, milliseconds(1));
+          // A lane without a host function is polled (cuEventQuery) every millisecond, or every
+          // poll interval in polling mode.
+          if (poll_interval_.count() > 0 && !exit_) {
+            cv_.WaitFor(mu_, poll_interval_);
+          } else {
+            cv_.WaitFor(mu_, milliseconds(1));
+          }
           if (exit_) exit_waited_ += milliseconds(1);
           break;
         }

@@ -19,6 +19,10 @@
 // function can say: Device::Synchronize, teardown, and a lane whose host function could not be
 // enqueued (polled); a failed query (a sticky context error) completes its operation with that
 // failure.
+// With DeviceParams::completion_poll_interval above 0 (polling mode) no host function is ever
+// enqueued: a lane that receives work is marked polled, and the worker queries its events every
+// interval until it is empty (the path a lane whose host function failed takes, on a timer of
+// the user's choosing), so the worker makes no call on the streams the submitters record on.
 //
 // INVARIANTS (everything below relies on them):
 //  1. No CUDA call is ever made from inside a host function. The host function (OnHostFunction)
@@ -134,7 +138,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   // `batch_completions`, `worker_enqueues_host_functions`: DeviceParams'.
   QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
                  bool batch_completions, bool worker_enqueues_host_functions,
-                 std::size_t event_pool_capacity);
+                 std::size_t event_pool_capacity,
+                 std::chrono::microseconds completion_poll_interval = {});
   QueueScheduler(const QueueScheduler&) = delete;             // host functions point at it
   QueueScheduler& operator=(const QueueScheduler&) = delete;  // ditto
   ~QueueScheduler();
@@ -260,6 +265,9 @@ class QueueScheduler final : public SemaphoreWatcher {
   const std::string device_name_;
   const bool batch_completions_;
   const bool worker_launches_;  // batched, and the worker enqueues every host function
+  // DeviceParams::completion_poll_interval, when the worker polls instead of enqueueing host
+  // functions (worker_launches_ and an interval above 0); else zero.
+  const std::chrono::microseconds poll_interval_;
   EventPool pool_;
   std::atomic<std::uint64_t> next_id_{1};
 

@@ -274,6 +274,10 @@ TEST_P(DeviceConformanceTest, RejectsBadParamsNamingFieldAndValue) {
        }},
       {"other_pool.minimum_capacity", "1",
        [](DeviceParams& p) { p.other_pool.minimum_capacity = 1; }},  // threshold 0
+      {"completion_poll_interval", "-1 us",
+       [](DeviceParams& p) { p.completion_poll_interval = std::chrono::microseconds(-1); }},
+      {"completion_poll_interval", "1000001 us",
+       [](DeviceParams& p) { p.completion_poll_interval = std::chrono::microseconds(1000001); }},
   };
   for (const BadParams& c : cases) {
     SCOPED_TRACE(c.field);
@@ -293,6 +297,7 @@ TEST_P(DeviceConformanceTest, RejectsBadParamsNamingFieldAndValue) {
   DeviceParams edge;
   edge.queue_count = 64;
   edge.event_pool_capacity = 0;
+  edge.completion_poll_interval = std::chrono::seconds(1);
   CUHAL_EXPECT_OK(edge.Validate());
 }
 

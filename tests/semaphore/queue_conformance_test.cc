@@ -8,10 +8,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -463,6 +465,70 @@ TEST_P(QueueConformanceTest, FailedAllocaIsReturnedAtOnce) {
   EXPECT_THAT(buffer.status().message(), HasSubstr("cuMemAllocFromPoolAsync"));
   EXPECT_TRUE(s->failed());
   fake().faults().ClearRules();
+}
+
+// Polling mode (DeviceParams::completion_poll_interval): the device learns of completions by
+// querying events, and never enqueues a host function; everything completes as in the default
+// mode, deferred work included.
+std::atomic<int> g_host_launches{0};
+decltype(CudaApi::cuLaunchHostFunc) g_launch_host_func = nullptr;
+CUresult CUDAAPI CountingLaunchHostFunc(CUstream stream, CUhostFn fn, void* user_data) {
+  g_host_launches.fetch_add(1);
+  return g_launch_host_func(stream, fn, user_data);
+}
+
+TEST_P(QueueConformanceTest, PollingModeCompletesEverythingWithoutHostFunctions) {
+  device_.reset();
+  driver_.reset();
+  static CudaApi counting;  // the driver borrows its table
+  counting = api();
+  g_launch_host_func = counting.cuLaunchHostFunc;
+  counting.cuLaunchHostFunc = &CountingLaunchHostFunc;
+  g_host_launches = 0;
+  CUHAL_ASSERT_OK_AND_ASSIGN(driver_, Driver::Create(&counting));
+  DeviceParams params;
+  params.queue_count = 2;
+  params.completion_poll_interval = 50us;
+  CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, params));
+
+  constexpr std::size_t kSize = 8192;
+  constexpr int kRounds = 20;
+  auto s = NewSemaphore();
+  auto host = NewSemaphore();
+  const std::vector<std::byte> data = Pattern(kSize, 5);
+  std::vector<std::vector<std::byte>> outs(kRounds, std::vector<std::byte>(kSize));
+  for (int i = 0; i < kRounds; ++i) {
+    const std::uint64_t base = 3 * static_cast<std::uint64_t>(i);
+    const SemaphoreValue wait_alloca[] = {{s.get(), base}};
+    const SemaphoreValue v1[] = {{s.get(), base + 1}};
+    const SemaphoreValue v2[] = {{s.get(), base + 2}};
+    const SemaphoreValue v3[] = {{s.get(), base + 3}};
+    // Round 0's alloca waits for the host (deferred); the others for the previous round.
+    const SemaphoreValue host1[] = {{host.get(), 1}};
+    const std::span<const SemaphoreValue> waits =
+        i == 0 ? std::span<const SemaphoreValue>(host1)
+               : std::span<const SemaphoreValue>(wait_alloca);
+    CUHAL_ASSERT_OK_AND_ASSIGN(
+        Buffer buffer,
+        device_->queue(i % 2).Alloca(waits, v1, MemoryPoolKind::kDeviceLocal, {}, kSize));
+    TransferBatch batch;
+    CUHAL_ASSERT_OK(batch.Write(data, buffer, 0));
+    CUHAL_ASSERT_OK(batch.Read(buffer, 0, outs[static_cast<std::size_t>(i)]));
+    CUHAL_ASSERT_OK(device_->queue((i + 1) % 2).Execute(v1, v2, std::move(batch)));
+    CUHAL_ASSERT_OK(device_->queue(i % 2).Dealloca(v2, v3, std::move(buffer)));
+  }
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t before, s->Query());
+  EXPECT_EQ(before, 0u) << "everything waits for the host's signal";
+  CUHAL_ASSERT_OK(host->Signal(1));
+  CUHAL_ASSERT_OK(s->Wait(3 * kRounds, Bound()));
+  for (const std::vector<std::byte>& out : outs) EXPECT_EQ(out, data);
+  CUHAL_ASSERT_OK(device_->Synchronize());
+  EXPECT_EQ(device_->allocator().live_buffers(), 0u);
+  EXPECT_EQ(device_->queue_scheduler().counts().in_flight, 0u);
+  EXPECT_EQ(device_->queue_scheduler().counts().deferred, 0u);
+  EXPECT_EQ(g_host_launches.load(), 0) << "polling mode enqueues no host function";
+  device_.reset();
+  driver_.reset();
 }
 
 CUHAL_INSTANTIATE_BACKEND_TEST(QueueConformanceTest);
