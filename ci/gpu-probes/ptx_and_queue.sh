@@ -3,7 +3,7 @@
 # with the sm_90 results of 2026-12-05), the queue and device conformance suites on the real driver
 # and the ready-submission benchmarks (default and polling completion modes). Carry .deb/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; T0=$SECONDS
 DEPS=/tmp/cuhal-deps; mkdir -p $DEPS; for deb in .deb/*.deb; do dpkg -x "$deb" $DEPS; done
 BUILD=build/h200
