@@ -18,7 +18,7 @@ namespace {
 class CaptureTest : public GraphTestBase {};
 
 void CUDA_CB NoopHost(void*) {}
-void CUDA_CB CountHost(void* p) { ++*static_cast<int*>(p); }
+void CUDA_CB CountCaptureHost(void* p) { ++*static_cast<int*>(p); }
 
 // capture:<mode>: begin/end around one launch, the state queries at every step, the graph.
 TEST_P(CaptureTest, BeginQueryEndReplay) {
@@ -475,7 +475,7 @@ TEST_P(CaptureTest, Misc) {
   ASSERT_EQ(api().cuStreamBeginCapture(s1_, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphLaunch(inner_exec, s1_), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   static int calls = 0;
-  EXPECT_EQ(api().cuLaunchHostFunc(s1_, CountHost, &calls), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  EXPECT_EQ(api().cuLaunchHostFunc(s1_, CountCaptureHost, &calls), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
   CUevent ev = nullptr;
   ASSERT_EQ(api().cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   EXPECT_EQ(api().cuEventRecord(ev, s1_), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
