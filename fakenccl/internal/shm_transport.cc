@@ -881,7 +881,9 @@ void ShmComm::Execute(std::span<const Entry> entries,
         m.snapshot.assign(m.in, m.in + in_bytes);  // inputs before outputs (invariant 3)
         m.in = m.snapshot.data();
       }
-      m.per_chunk = std::max<std::size_t>(1, kStagingBytes / (static_cast<std::size_t>(n) * size));
+      // A chunk fills a staging area: one piece of the rank's input, or n (one per destination).
+      const std::size_t pieces = PerDestination(d.kind) ? static_cast<std::size_t>(n) : 1;
+      m.per_chunk = std::max<std::size_t>(1, kStagingBytes / (pieces * size));
       m.chunks = (d.count + m.per_chunk - 1) / m.per_chunk;
       m.base = Load(l.deposited(slot, me));
       m.phase = 1;
