@@ -202,8 +202,8 @@ bool Engine::ShmPollLocked(CommShared& comm, int rank) {
       // reports it to every survivor as soon as its watcher sees the process gone.
       SetAsyncErrorLocked(comm, rank,
                           ncclRemoteError,
-                          Fmt("fakenccl: %s of %s; the communicator is broken (ncclCommAbort it)",
-                              gone.c_str(), comm.label.c_str()));
+                          Fmt("fakenccl: %s: %s; the communicator is broken (ncclCommAbort it)",
+                              comm.label.c_str(), gone.c_str()));
       changed = true;
     }
   }
