@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fakenccl/internal/engine.h"
+#include "fakenccl/internal/shm_transport.h"
 
 namespace fakenccl {
 namespace {
@@ -79,6 +80,10 @@ std::string FakeNccl::LeakReport() const { return engine_->DescribeLive(); }
 void FakeNccl::NewUniqueId(ncclUniqueId* id) {
   cuhal::MutexLock lock(mutex_);
   // Bytes 1..255: never zero, so that an id is never mistaken for a zeroed one.
+  if (options_.cross_process) {
+    internal::MakeShmUniqueId(random_(), id);
+    return;
+  }
   std::uniform_int_distribution<int> byte(1, 255);
   for (char& c : id->internal) c = static_cast<char>(static_cast<unsigned char>(byte(random_)));
 }

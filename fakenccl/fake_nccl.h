@@ -107,6 +107,12 @@ struct NcclOptions {
   // called ncclCommInitRank (the fake cannot know which thread it will be, so a missing rank at
   // initialization is reported only by this backstop). Must be > 0.
   std::uint64_t wall_timeout_ms = 120000;
+  // Whether ncclGetUniqueId makes ids for communicators across processes: such an id names a
+  // shared-memory segment (fakenccl/internal/shm_transport.h), and ncclCommInitRank with it,
+  // in any process of the machine (or any thread), joins one communicator whose calls meet and
+  // whose data moves through that segment. Off: ids are keys of this FakeNccl's in-process
+  // registry. (What an id is travels with it: any FakeNccl joins a cross-process id so.)
+  bool cross_process = false;
 };
 
 // Counts of live fakenccl objects, for leak reports.

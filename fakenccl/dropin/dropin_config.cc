@@ -21,6 +21,8 @@ cuhal::StatusOr<NcclOptions> NcclOptionsFromEnvironment(const cuhal::env::Lookup
                          cuhal::env::ReadUnsigned("FAKENCCL_TIMEOUT_TICKS", options.timeout_ticks,
                                                   1, std::numeric_limits<std::uint64_t>::max(),
                                                   lookup));
+  CUHAL_ASSIGN_OR_RETURN(options.cross_process,
+                         cuhal::env::ReadBool("FAKENCCL_CROSS_PROCESS", false, lookup));
   return options;
 }
 

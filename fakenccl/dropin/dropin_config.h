@@ -3,6 +3,8 @@
 //   FAKENCCL_VERSION        what ncclGetVersion reports, a decimal integer in [1, 2147483647]
 //                           (default: the nccl.h it was built with, NCCL_VERSION_CODE);
 //   FAKENCCL_TIMEOUT_TICKS  NcclOptions::timeout_ticks, a decimal integer >= 1 (default 30000);
+//   FAKENCCL_CROSS_PROCESS  a boolean: NcclOptions::cross_process (ncclGetUniqueId makes ids of
+//                           communicators across processes). Default: off;
 //   FAKENCCL_FAULTS         fault rules and rank deaths (NcclFaultInjector's syntax);
 //   FAKENCCL_LEAK_REPORT    a boolean: print live communicators to stderr when the library
 //                           unloads. Default: off.
@@ -21,7 +23,7 @@
 
 namespace fakenccl {
 
-// FAKENCCL_VERSION and FAKENCCL_TIMEOUT_TICKS through `lookup`, over NcclOptions' defaults;
+// FAKENCCL_VERSION, FAKENCCL_TIMEOUT_TICKS and FAKENCCL_CROSS_PROCESS through `lookup`, over NcclOptions' defaults;
 // INVALID_ARGUMENT naming the variable when one is invalid.
 cuhal::StatusOr<NcclOptions> NcclOptionsFromEnvironment(const cuhal::env::Lookup& lookup);
 

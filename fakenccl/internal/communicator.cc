@@ -14,6 +14,7 @@
 #include "fakenccl/internal/engine.h"
 #include "fakenccl/internal/engine_state.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
+#include "fakenccl/internal/shm_transport.h"
 
 namespace fakenccl {
 namespace internal {
@@ -93,6 +94,9 @@ void Engine::FailInitLocked(std::shared_ptr<InitRendezvous> keep, ncclResult_t e
 ncclResult_t Engine::InitRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
                               int device, int cc_major, bool blocking, bool wait,
                               const char* api, std::string* text) {
+  if (IsShmUniqueId(id)) {  // ranks in other processes (cross_process.cc)
+    return InitRankShm(out, nranks, id, rank, device, cc_major, blocking, api, text);
+  }
   cuhal::MutexLock lock(mu_);
   std::string key(id.internal, sizeof(id.internal));
   std::shared_ptr<InitRendezvous>& slot = inits_[key];
@@ -278,6 +282,10 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
   }
   if (ncclResult_t r = EnsureReadyLocked(*p.handle, text); r != ncclSuccess) return r;
   *newcomm = nullptr;
+  if (p.handle->comm->shm) {
+    *text = "fakenccl: ncclCommSplit of a communicator across processes is not modelled";
+    return ncclInvalidUsage;
+  }
   CommHandle& ph = *p.handle;
   std::shared_ptr<CommShared> parent = ph.comm;
   RankState& rs = parent->ranks[static_cast<size_t>(ph.rank)];
@@ -362,6 +370,7 @@ ncclResult_t Engine::Destroy(ncclComm_t comm, std::string* text) {
   RankState& rs = h.comm->ranks[static_cast<size_t>(h.rank)];
   rs.destroyed = true;
   rs.handle_id = 0;
+  if (h.comm->shm) h.comm->shm->MarkGone(/*aborted=*/false, /*died=*/false);
   ClockLeave(h.comm->clock, h.rank);  // it can make no call of the group any more
   handles_.erase(it);
   cv_.NotifyAll();
@@ -373,6 +382,7 @@ void Engine::AbortRankLocked(CommShared& comm, int rank, const char* why) {
   rs.aborted = true;
   rs.destroyed = true;
   rs.handle_id = 0;
+  if (comm.shm) comm.shm->MarkGone(/*aborted=*/true, /*died=*/false);
   ClockLeave(comm.clock, rank);
   std::string text =
       Fmt("fakenccl: rank %d of %s %s; operations that needed it fail", rank, comm.label.c_str(),
@@ -470,7 +480,12 @@ ncclResult_t Engine::GetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
     }
     std::shared_ptr<CommShared> c = h.comm;
     bool waiting = false;
-    failed_any = CheckTimeoutsLocked(*c, h.rank, &waiting);
+    if (c->shm) {
+      failed_any = ShmPollLocked(*c, h.rank);
+      polled = true;
+    } else {
+      failed_any = CheckTimeoutsLocked(*c, h.rank, &waiting);
+    }
     if (waiting && !failed_any) {
       ClockPoll(c->clock, h.rank);  // an idle poll (fakecuda/virtual_clock.h)
       polled = true;

@@ -157,6 +157,8 @@ struct Slot;
 struct CommShared;
 struct InitRendezvous;
 struct SplitRendezvous;
+struct ShmFailure;
+struct RankState;
 
 // A reduction operator made by ncclRedOpCreatePreMulSum.
 struct UserOp {
@@ -311,6 +313,19 @@ class Engine : public std::enable_shared_from_this<Engine> {
       CUHAL_REQUIRES(mu_);
   void FinishTaskLocked(Task& task) CUHAL_REQUIRES(mu_);
   std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
+  // ---- Across processes (cross_process.cc, over shm_transport.h).
+  ncclResult_t InitRankShm(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
+                           int device, int cc_major, bool blocking, const char* api,
+                           std::string* text) CUHAL_EXCLUDES(mu_);
+  // Launch's part for one call on a communicator across processes: posts it to the segment and
+  // adds a local Slot for it to `task` (failed at once on a mismatch, as in-process).
+  ncclResult_t LaunchShmCallLocked(CommShared& comm, RankState& rs, int rank, const CallDesc& d,
+                                   Task& task, std::string* text) CUHAL_REQUIRES(mu_);
+  bool ShmLegReadyLocked(Task& task) CUHAL_REQUIRES(mu_);
+  CUresult ShmRunLeg(Task& task, std::size_t leg) CUHAL_EXCLUDES(mu_);
+  // ncclCommGetAsyncError's look at the segment: failures of pending calls, dead peers.
+  bool ShmPollLocked(CommShared& comm, int rank) CUHAL_REQUIRES(mu_);
+  void FailShmSlotLocked(CommShared& comm, Slot& slot, const ShmFailure& f) CUHAL_REQUIRES(mu_);
 
   const std::uint64_t timeout_ticks_;
   const std::chrono::milliseconds wall_timeout_;

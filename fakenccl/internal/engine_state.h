@@ -22,6 +22,7 @@
 #include "fakecuda/virtual_clock.h"
 #include "fakenccl/internal/engine.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
+#include "fakenccl/internal/shm_transport.h"
 
 namespace fakenccl {
 namespace internal {
@@ -91,6 +92,9 @@ struct CommShared {
   std::map<std::uint64_t, std::shared_ptr<Slot>> colls;
   std::map<std::tuple<int, int, std::uint64_t>, std::shared_ptr<Slot>> p2ps;
   std::map<std::uint64_t, std::shared_ptr<SplitRendezvous>> splits;
+  // Across processes (shm_transport.h): this process's one rank of the communicator; the other
+  // RankStates are placeholders, and calls meet in the segment instead of `colls` and `p2ps`.
+  std::shared_ptr<ShmComm> shm;
 };
 
 struct InitRendezvous {
@@ -117,6 +121,11 @@ struct Task {
   bool started = false;     // every leg is at its head
   Deadline start;
   bool done = false;
+  // Across processes: entries[i]'s descriptor in the segment; the leg that claims the Task moves
+  // the data of all its entries (shm_claimed), the other legs wait for shm_finished.
+  std::vector<ShmTicket> tickets;
+  bool shm_claimed = false;
+  bool shm_finished = false;
 };
 
 // ---- Helpers ----------------------------------------------------------------------------------

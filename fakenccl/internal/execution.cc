@@ -439,12 +439,17 @@ CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noe
   try {
     cuhal::MutexLock lock(mu_);
     CommShared& comm = *task.comm;
-    for (auto& [slot, part] : task.entries) {
-      if (slot->state == Slot::State::kDone) continue;
-      FailSlotLocked(comm, *slot, ncclInternalError,
-                     Fmt("fakenccl: internal error while executing %s: %s",
-                         DescribeSlot(comm, *slot).c_str(), what));
+    for (std::size_t i = 0; i < task.entries.size(); ++i) {
+      Slot& slot = *task.entries[i].first;
+      if (slot.state == Slot::State::kDone) continue;
+      ShmFailure f;
+      f.error = ncclInternalError;
+      f.text = Fmt("fakenccl: internal error while executing %s: %s",
+                   DescribeSlot(comm, slot).c_str(), what);
+      if (comm.shm && i < task.tickets.size()) comm.shm->Fail(task.tickets[i], &f);  // peers too
+      FailSlotLocked(comm, slot, ncclInternalError, f.text);
     }
+    task.shm_finished = true;
     task.leg_done[leg] = 1;
     if (std::all_of(task.leg_done.begin(), task.leg_done.end(), [](char c) { return c; })) {
       FinishTaskLocked(task);
@@ -457,6 +462,7 @@ CUresult Engine::RunLegFailed(Task& task, std::size_t leg, const char* what) noe
 }
 
 CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
+  if (task.comm->shm) return ShmRunLeg(task, leg);  // across processes (cross_process.cc)
   cuhal::MutexLock lock(mu_);
   CommShared& comm = *task.comm;
   for (auto& [slot_ptr, part] : task.entries) {

@@ -178,6 +178,7 @@ ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char
   std::shared_ptr<CommShared> shared = it->second->comm;
   if (faults.ShouldDie(rank, n, rs->calls)) {
     rs->dead = true;  // from this call on, nothing this handle does reaches its peers
+    if (shared->shm) shared->shm->MarkGone(/*aborted=*/false, /*died=*/true);
     ClockLeave(shared->clock, rank);
     return ncclSuccess;
   }
@@ -398,6 +399,13 @@ ncclResult_t Engine::Launch(std::span<const GroupOp> ops, std::string* text) {
           task_accesses.emplace_back();
         }
         AppendCallAccesses(d, h.rank, comm->nranks, &task_accesses[leg]);
+        if (comm->shm) {  // across processes: the call meets its peers in the segment
+          if (ncclResult_t r = LaunchShmCallLocked(*comm, rs, h.rank, d, *task, text);
+              r != ncclSuccess) {
+            result = r;
+          }
+          continue;
+        }
         std::shared_ptr<Slot> slot;
         std::size_t part = 0;
         if (IsPointToPoint(d.kind)) {
@@ -547,6 +555,7 @@ bool Engine::LegReady(Task& task, std::size_t leg) {
     task.started =
         std::all_of(task.at_head.begin(), task.at_head.end(), [](char c) { return c; });
     if (comm.ranks[static_cast<size_t>(task.rank)].aborted) return true;
+    if (comm.shm) return ShmLegReadyLocked(task);
     bool settled = true;
     for (auto& [slot, part] : task.entries) settled = SlotSettledLocked(*slot) && settled;
     if (settled) return true;

@@ -4,18 +4,21 @@
 // is collective over MPI_COMM_WORLD, and ends with a barrier so that one test's rounds never meet
 // the next one's. The id exchange, failures before the exchange (Fail, bad arguments, rank 0's
 // ncclGetUniqueId failing on the fake), the agreement after initialization, groups
-// (MPI_Comm_split) and a timed-out round; and channels of one-process groups on
-// fakecuda + fakenccl made through Device::CreateChannel with the provider.
-//
-// (Channels spanning processes need a fakenccl whose ranks are processes: not built yet, see
-// docs/mpi.md.)
+// (MPI_Comm_split) and a timed-out round; channels of one-process groups on fakecuda + fakenccl
+// made through Device::CreateChannel with the provider; and channels spanning the processes on
+// fakenccl's communicators across processes (NcclOptions::cross_process: the id rank 0 makes
+// names a shared-memory segment; docs/fakenccl.md, "Across processes"): every collective and a
+// ring of sends and receives through them, and a fault sweep where one process's fakenccl calls
+// fail in turn.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -475,6 +478,205 @@ TEST_F(MpiDeviceChannelTest, AFailedInitializationOnOneRankAbortsEveryRanksChann
   }
   // No process keeps a communicator (the ones made were aborted).
   EXPECT_EQ(backend_->fake_nccl()->LiveObjects().communicators, 0);
+}
+
+// Channels spanning every process: fakenccl's ids are cross-process ones, so the id rank 0 makes
+// (and the provider broadcasts) joins the processes into one fake communicator.
+class MpiCrossProcessChannelTest : public MpiChannelTest {
+ protected:
+  void SetUp() override { Start(/*wall_timeout_ms=*/30000); }
+  void Start(std::uint64_t wall_timeout_ms) {
+    MpiChannelTest::SetUp();
+    if (HasFatalFailure()) return;
+    testing::NcclBackendOptions options;
+    options.nccl.cross_process = true;
+    options.nccl.wall_timeout_ms = wall_timeout_ms;
+    std::string unavailable;
+    std::string error;
+    backend_ = testing::NcclBackend::Create("fake", options, &unavailable, &error);
+    ASSERT_NE(backend_, nullptr) << error << unavailable;
+    CUHAL_ASSERT_OK_AND_ASSIGN(driver_, Driver::Create(&backend_->cuda(), &backend_->nccl()));
+    CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0));
+    device_->ReplaceChannelProvider(provider_);
+  }
+  void TearDown() override {
+    device_.reset();
+    driver_.reset();
+    backend_.reset();
+    MpiChannelTest::TearDown();
+  }
+
+  std::unique_ptr<testing::NcclBackend> backend_;
+  std::unique_ptr<Driver> driver_;
+  std::unique_ptr<Device> device_;
+};
+
+// Rank q's value i (small integers: every sum, product and average below is exact).
+float Value(int q, std::size_t i) { return static_cast<float>((q * 7 + static_cast<int>(i) * 3) % 5); }
+
+TEST_F(MpiCrossProcessChannelTest, OneChannelOverEveryProcessRunsEveryCollective) {
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::unique_ptr<Channel> channel, device_->CreateChannel());
+  ASSERT_EQ(channel->rank(), rank_);
+  ASSERT_EQ(channel->count(), size_);
+  const auto n = static_cast<std::size_t>(size_);
+  constexpr std::size_t kCount = 300001;  // more than one chunk of the transport's staging
+  const std::size_t bytes = kCount * sizeof(float);
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer send, device_->allocator().Allocate({}, bytes * n));
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer recv, device_->allocator().Allocate({}, bytes * n));
+  Queue& queue = channel->queue();
+  std::vector<float> mine(kCount * n);
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = Value(rank_, i);
+  std::vector<float> got(kCount * n);
+  auto fetch = [&](std::size_t elements) -> Status {
+    CUHAL_RETURN_IF_ERROR(queue.Read(recv, 0, std::as_writable_bytes(std::span(got.data(), elements))));
+    CUHAL_RETURN_IF_ERROR(queue.Synchronize());
+    return channel->QueryAsyncError();
+  };
+  CUHAL_ASSERT_OK(queue.Write(std::as_bytes(std::span(mine)), send, 0));
+  int checked = 0;
+  auto expect_all = [&](std::size_t elements, const std::function<float(std::size_t)>& want,
+                        const char* what) {
+    ++checked;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < elements; ++i) {
+      if (got[i] != want(i) && ++bad <= 3) {
+        ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want(i);
+      }
+    }
+  };
+  // AllReduce (sum), every process's inputs added in rank order.
+  CUHAL_ASSERT_OK(channel->AllReduce(send, 0, recv, 0, kCount, DataType::kFloat32,
+                                     ReductionOp::kSum));
+  CUHAL_ASSERT_OK(fetch(kCount));
+  expect_all(kCount, [&](std::size_t i) {
+    float s = 0;
+    for (int q = 0; q < size_; ++q) s += Value(q, i);
+    return s;
+  }, "AllReduce");
+  // Broadcast from the last process.
+  CUHAL_ASSERT_OK(channel->Broadcast(send, 0, recv, 0, kCount, DataType::kFloat32, size_ - 1));
+  CUHAL_ASSERT_OK(fetch(kCount));
+  expect_all(kCount, [&](std::size_t i) { return Value(size_ - 1, i); }, "Broadcast");
+  // Reduce (max) to process 0.
+  CUHAL_ASSERT_OK(channel->Reduce(send, 0, recv, 0, kCount, DataType::kFloat32, ReductionOp::kMax,
+                                  0));
+  CUHAL_ASSERT_OK(fetch(kCount));
+  if (rank_ == 0) {
+    expect_all(kCount, [&](std::size_t i) {
+      float m = Value(0, i);
+      for (int q = 1; q < size_; ++q) m = std::max(m, Value(q, i));
+      return m;
+    }, "Reduce");
+  }
+  // AllGather: block q is process q's first kCount values.
+  CUHAL_ASSERT_OK(channel->AllGather(send, 0, recv, 0, kCount, DataType::kFloat32));
+  CUHAL_ASSERT_OK(fetch(kCount * n));
+  expect_all(kCount * n, [&](std::size_t i) { return Value(static_cast<int>(i / kCount), i % kCount); },
+             "AllGather");
+  // ReduceScatter (average): process r gets the average of everyone's block r.
+  CUHAL_ASSERT_OK(channel->ReduceScatter(send, 0, recv, 0, kCount, DataType::kFloat32,
+                                         ReductionOp::kAverage));
+  CUHAL_ASSERT_OK(fetch(kCount));
+  expect_all(kCount, [&](std::size_t i) {
+    float s = 0;
+    for (int q = 0; q < size_; ++q) s += Value(q, static_cast<std::size_t>(rank_) * kCount + i);
+    return s * (1.0f / static_cast<float>(size_));
+  }, "ReduceScatter");
+  // A ring of sends and receives in one group.
+  {
+    CUHAL_ASSERT_OK_AND_ASSIGN(ChannelGroup group, ChannelGroup::Begin(device_->nccl_api()));
+    CUHAL_ASSERT_OK(channel->Send(send, 0, kCount, DataType::kFloat32, (rank_ + 1) % size_));
+    CUHAL_ASSERT_OK(channel->Recv(recv, 0, kCount, DataType::kFloat32, (rank_ + size_ - 1) % size_));
+    CUHAL_ASSERT_OK(group.End());
+  }
+  CUHAL_ASSERT_OK(fetch(kCount));
+  expect_all(kCount, [&](std::size_t i) { return Value((rank_ + size_ - 1) % size_, i); },
+             "send/recv ring");
+  EXPECT_EQ(checked, rank_ == 0 ? 6 : 5);  // the Reduce's result is on process 0 only
+  channel.reset();
+  CUHAL_EXPECT_OK(send.Reset());
+  CUHAL_EXPECT_OK(recv.Reset());
+  EXPECT_EQ(backend_->fake_nccl()->LiveObjects().communicators, 0);
+}
+
+// A shorter backstop for the sweep: a process whose ncclCommInitRank fails never joins, and the
+// others' initialization waits that long for it.
+class MpiCrossProcessSweepTest : public MpiCrossProcessChannelTest {
+ protected:
+  void SetUp() override { Start(/*wall_timeout_ms=*/2000); }
+};
+
+// One life of a channel over every process: creation, an all-reduce, its completion and error,
+// destruction (an abort when something failed). Whether the creation succeeded goes to *created.
+Status WorldChannelLife(Device& device, bool* created) {
+  StatusOr<std::unique_ptr<Channel>> channel = device.CreateChannel();
+  *created = channel.ok();
+  CUHAL_RETURN_IF_ERROR(channel.status());
+  constexpr std::size_t kCount = 1000;
+  CUHAL_ASSIGN_OR_RETURN(Buffer buffer, device.allocator().Allocate({}, kCount * sizeof(float)));
+  Status used = (*channel)->AllReduce(buffer, 0, buffer, 0, kCount, DataType::kFloat32,
+                                      ReductionOp::kSum);
+  if (used.ok()) used = (*channel)->queue().Synchronize();
+  if (used.ok()) used = (*channel)->QueryAsyncError();
+  if (!used.ok()) (*channel)->Abort().IgnoreError();  // a broken communicator is aborted
+  channel->reset();
+  Status freed = buffer.Reset();
+  CUHAL_RETURN_IF_ERROR(used);
+  return freed;
+}
+
+// The fault sweep over a channel spanning the processes: on each process in turn, its n-th
+// fakenccl call fails (ncclSystemError), n = 1, 2, ... until its life makes fewer calls. No
+// process may hang or crash; the faulty process's life must fail whenever the fault fired there;
+// no communicator may leak; and the next run works (each run is a fresh channel).
+TEST_F(MpiCrossProcessSweepTest, FaultSweepOneProcesssCallsFailInTurnOnAChannelOverAllOfThem) {
+  fakenccl::NcclFaultInjector& faults = backend_->fake_nccl()->faults();
+  faults.EnableCallLog(true);
+  int runs = 0;
+  int failed_lives = 0;
+  for (int faulty = 0; faulty < size_; ++faulty) {
+    for (std::uint64_t n = 1;; ++n) {
+      SCOPED_TRACE(StrCat("call ", n, " of process ", faulty, " fails"));
+      ASSERT_LT(n, 100u) << "the sweep does not end";
+      faults.ClearRules();
+      faults.ResetCounters();
+      if (rank_ == faulty) {
+        std::string error;
+        ASSERT_TRUE(faults.AddRulesFromSpec(StrCat("*:nth:", n, ":ncclSystemError"), &error))
+            << error;
+      }
+      bool created = false;
+      const Status life = WorldChannelLife(*device_, &created);
+      const bool fired = faults.injected() > 0;
+      const std::vector<std::string> log = faults.CallLog();
+      faults.ClearRules();
+      if (fired) {
+        ASSERT_GE(log.size(), n);
+        // The one documented recovery: a failed ncclCommDestroy makes the channel abort its
+        // communicator instead (reported through ReportDroppedStatus, not to the caller).
+        if (log[n - 1] == "ncclCommDestroy") {
+          CUHAL_EXPECT_OK(life);
+        } else {
+          EXPECT_FALSE(life.ok()) << "the injected failure of " << log[n - 1]
+                                  << " went unreported";
+        }
+      }
+      if (!life.ok()) ++failed_lives;
+      EXPECT_EQ(backend_->fake_nccl()->LiveObjects().communicators, 0);
+      int more = fired ? 1 : 0;
+      int any_more = 0;
+      MPI_Allreduce(&more, &any_more, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      ++runs;
+      if (any_more == 0) break;
+    }
+  }
+  // The next, unfaulted life works on every process.
+  bool created = false;
+  CUHAL_EXPECT_OK(WorldChannelLife(*device_, &created));
+  std::printf("process %d: fault sweep over a channel of %d processes: %d run(s), %d failed "
+              "here\n", rank_, size_, runs, failed_lives);
+  EXPECT_GT(failed_lives, 0);
+  EXPECT_GT(runs, 2 * size_);
 }
 
 }  // namespace

@@ -2,6 +2,10 @@
 // Every collective x data type x reduction, in place and out of place, checked against a
 // host-computed reference, with ranks as threads on their own fake devices. The rank counts come
 // from CUHAL_NCCL_MATRIX_RANKS ("1,2,3" or "8": the 8-rank matrix is its own, slow, executable).
+// With CUHAL_NCCL_MATRIX_SHM=1 the ids are cross-process ones (NcclOptions::cross_process): every
+// call meets its peers and moves its data through the shared-memory transport
+// (fakenccl/internal/shm_transport.h), which does not care whether the ranks are threads or
+// processes, and must give the same results.
 //
 // Inputs are small integers chosen so that every partial result is exact in every type (fp8 E5M2
 // holds the integers up to 8 exactly, E4M3 up to 16), so the reference is exact except for the
@@ -28,6 +32,10 @@ namespace {
 
 // Elements per rank and block: odd, to catch offset errors. The long variant's count is larger
 // than the vector width and the fake's chunks, and a multiple of neither.
+#ifndef CUHAL_NCCL_MATRIX_SHM
+#define CUHAL_NCCL_MATRIX_SHM 0
+#endif
+
 #ifndef CUHAL_NCCL_MATRIX_COUNT
 #define CUHAL_NCCL_MATRIX_COUNT 5
 #endif
@@ -240,6 +248,12 @@ class CollectiveMatrixTest : public ::testing::TestWithParam<int> {
     std::string error;
     NcclBackendOptions options;
     options.device_count = 8;
+    options.nccl.cross_process = CUHAL_NCCL_MATRIX_SHM != 0;
+    // The transport moves a rank's data inside that rank's stream work, waiting there for its
+    // peers; under the eager policy one thread may run several ranks' stream work in turn, so
+    // ranks that are threads of one process need the adversarial policy, where each rank's work
+    // runs on its own thread when it synchronizes (docs/fakenccl.md, "Across processes").
+    if (CUHAL_NCCL_MATRIX_SHM != 0) options.policy = fakecuda::SchedulePolicy::kAdversarial;
     backend_ = NcclBackend::Create("fake", options, &unavailable, &error);
     ASSERT_NE(backend_, nullptr) << error << unavailable;
     n_ = GetParam();

@@ -30,6 +30,7 @@ TEST(NcclDropinConfigTest, DefaultsWhenUnset) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->version, NcclOptions().version);
   EXPECT_EQ(options->timeout_ticks, NcclOptions().timeout_ticks);
+  EXPECT_FALSE(options->cross_process);
   EXPECT_FALSE(NcclLeakReportFromEnvironment(env.Getter()).value());
 }
 
@@ -37,9 +38,11 @@ TEST(NcclDropinConfigTest, ValuesAreRead) {
   Env env;
   env.vars = {{"FAKENCCL_VERSION", "22901"},
               {"FAKENCCL_TIMEOUT_TICKS", "18446744073709551615"},
-              {"FAKENCCL_LEAK_REPORT", "on"}};
+              {"FAKENCCL_LEAK_REPORT", "on"},
+              {"FAKENCCL_CROSS_PROCESS", "1"}};
   cuhal::StatusOr<NcclOptions> options = NcclOptionsFromEnvironment(env.Getter());
   ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_TRUE(options->cross_process);
   EXPECT_EQ(options->version, 22901);
   EXPECT_EQ(options->timeout_ticks, std::numeric_limits<std::uint64_t>::max());
   EXPECT_TRUE(NcclLeakReportFromEnvironment(env.Getter()).value());
@@ -56,6 +59,7 @@ TEST(NcclDropinConfigTest, InvalidValuesAreRefused) {
       {"FAKENCCL_VERSION", "0"},
       {"FAKENCCL_VERSION", "2.28.9"},
       {"FAKENCCL_VERSION", "2147483648"},
+      {"FAKENCCL_CROSS_PROCESS", "maybe"},
   };
   for (const auto& [name, value] : cases) {
     Env env;
