@@ -9,8 +9,9 @@
 // may be reused by another once the free happens to have completed on the GPU: a race with the
 // GPU's progress. Measured on the H200 (docs/driver_facts.md, "Pool placement"), the defaults
 // change the real pool's choices even on one stream (random_mixed: 224 MiB reserved high with
-// the defaults, 160 MiB without opportunistic reuse), in a way fakecuda models only in part;
-// so the defaults are compared and reported, never failed. Without opportunistic reuse the
+// the defaults, 160 MiB without opportunistic reuse); fakecuda models them (the 2026-12-05 dump
+// agreed at every step, tests/trace/pool_footprint_test), but since they race with the GPU the
+// defaults are compared and reported here, never failed. Without opportunistic reuse the
 // pool's choices depend on stream order alone: every trace must agree at every step, RESERVED,
 // USED and the address of every allocation (relative to the pool's first).
 //
