@@ -271,26 +271,26 @@ CUresult PoolModel::Destroy(MemPool* pool) {
   return CUDA_SUCCESS;
 }
 
-bool PoolModel::Reusable(const MemPool& pool, const FreeMark& mark, const Stream& stream) const {
+bool PoolModel::OrderedAfter(const MemPool& pool, const FreeMark& mark,
+                             const Stream& stream) const {
   if (mark.truly_free() || mark.stream_id == stream.id) return true;
-  if (pool.reuse_follow_event_dependencies_) {
-    auto it = stream.waited.find(mark.stream_id);
-    if (it != stream.waited.end() && it->second > mark.seq) return true;
-    // Implicit legacy-stream ordering: new work on the legacy stream waits for everything queued
-    // on the blocking streams of its context, and new work on a blocking stream waits for the
-    // legacy stream.
-    if (mark.ctx_id == stream.ctx_id) {
-      const Stream* freer = st_->FindStream(mark.stream_id);
-      if (freer != nullptr) {
-        const bool freer_blocking = !(freer->flags & CU_STREAM_NON_BLOCKING);
-        const bool blocking = !(stream.flags & CU_STREAM_NON_BLOCKING);
-        if ((stream.legacy_default && freer_blocking) || (freer->legacy_default && blocking)) {
-          return true;
-        }
-      }
-    }
-  }
-  return pool.reuse_allow_opportunistic_ && st_->DepSatisfied(mark.stream_id, mark.done_seq);
+  if (!pool.reuse_follow_event_dependencies_) return false;
+  auto it = stream.waited.find(mark.stream_id);
+  if (it != stream.waited.end() && it->second > mark.seq) return true;
+  // Implicit legacy-stream ordering: new work on the legacy stream waits for everything queued on
+  // the blocking streams of its context, and new work on a blocking stream waits for the legacy
+  // stream.
+  if (mark.ctx_id != stream.ctx_id) return false;
+  const Stream* freer = st_->FindStream(mark.stream_id);
+  if (freer == nullptr) return false;
+  const bool freer_blocking = !(freer->flags & CU_STREAM_NON_BLOCKING);
+  const bool blocking = !(stream.flags & CU_STREAM_NON_BLOCKING);
+  return (stream.legacy_default && freer_blocking) || (freer->legacy_default && blocking);
+}
+
+bool PoolModel::Reusable(const MemPool& pool, const FreeMark& mark, const Stream& stream) const {
+  return OrderedAfter(pool, mark, stream) ||
+         (pool.reuse_allow_opportunistic_ && st_->DepSatisfied(mark.stream_id, mark.done_seq));
 }
 
 std::size_t PoolModel::GrowthFor(const MemPool& pool, std::size_t offset, std::size_t size) const {
@@ -310,35 +310,46 @@ bool PoolModel::CanGrow(const MemPool& pool, std::size_t bytes) const {
 }
 
 bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t need,
-                          bool internal, Place* place) const {
+                          Search search, Place* place) const {
   // Among the ranges that need no new granule, in this order of groups (measured on the H200,
-  // docs/driver_facts.md "Pool placement": replaying bench/traces without opportunistic reuse,
-  // this order gives the driver's address for every allocation of every shipped trace):
+  // docs/driver_facts.md "Pool placement": replaying bench/traces, this order gives the driver's
+  // address for every allocation of every shipped trace, with and without opportunistic reuse):
   //   1. this stream's own pending frees;
   //   2. truly free ranges, except the one that runs to the end of the span (never used yet);
-  //   3. other streams' pending frees this stream may reuse (event dependencies, followed
-  //      transitively; implicit legacy-stream order; completed ones with opportunistic reuse),
-  //      one stream after the other in the order the streams were created;
-  //   4. the end of the span.
+  //   3. other streams' pending frees this stream is ordered after (event dependencies, followed
+  //      transitively; implicit legacy-stream order), one stream after the other in the order
+  //      the streams were created;
+  //   4. other streams' pending frees that have completed (opportunistic reuse), one stream
+  //      after the other in creation order (only kBeforeMerging sees them: Allocate makes every
+  //      completed free truly free before a kReusable search);
+  //   5. the end of the span (not kBeforeMerging).
   // Within a group, best fit: the smallest range that holds `need`; of equal sizes the one
   // longest in the free list (a free, the rest of a split and a merge enter it anew), then the
   // lowest address. (First fit by address did not even give the driver's RESERVED figures.)
-  // With `internal`, the ranges that need an internal dependency instead, best fit. Failing
-  // all that, first fit by address among the ranges the pool may grow for.
-  const auto group = [&](const PoolRange& r) -> std::pair<int, std::uint64_t> {
-    if (internal) return {0, 0};
+  // With kInternal, the ranges that need an internal dependency instead, best fit. Failing all
+  // that (not kBeforeMerging), first fit by address among the ranges the pool may grow for.
+  using Group = std::pair<int, std::uint64_t>;
+  constexpr Group kSkip{-1, 0};
+  const auto group = [&](const PoolRange& r) -> Group {
+    st_->mu.AssertHeld();  // called by FindPlace, which requires it
+    if (search == Search::kInternal) return Reusable(pool, r.mark, stream) ? kSkip : Group{0, 0};
     if (r.mark.stream_id == stream.id) return {0, 0};
-    if (r.mark.truly_free()) return {r.offset + r.size == pool.span_ ? 3 : 1, 0};
-    return {2, r.mark.stream_id};
+    if (r.mark.truly_free()) {
+      if (r.offset + r.size != pool.span_) return {1, 0};
+      return search == Search::kBeforeMerging ? kSkip : Group{4, 0};
+    }
+    if (OrderedAfter(pool, r.mark, stream)) return {2, r.mark.stream_id};
+    if (!Reusable(pool, r.mark, stream)) return kSkip;
+    return {search == Search::kBeforeMerging ? 3 : 2, r.mark.stream_id};
   };
   std::size_t best = pool.free_.size();
-  std::pair<int, std::uint64_t> best_group{0, 0};
+  Group best_group{0, 0};
   for (std::size_t i = 0; i < pool.free_.size(); ++i) {
     const PoolRange& r = pool.free_[i];
     if (r.size < need) continue;
-    if (Reusable(pool, r.mark, stream) == internal) continue;
     if (GrowthFor(pool, r.offset, need) != 0) continue;
-    const std::pair<int, std::uint64_t> g = group(r);
+    const Group g = group(r);
+    if (g == kSkip) continue;
     if (best != pool.free_.size()) {
       const PoolRange& b = pool.free_[best];
       if (g > best_group) continue;
@@ -350,7 +361,8 @@ bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t
     best = i;
     best_group = g;
   }
-  if (best == pool.free_.size()) {
+  if (best == pool.free_.size() && search != Search::kBeforeMerging) {
+    const bool internal = search == Search::kInternal;
     for (std::size_t i = 0; i < pool.free_.size(); ++i) {
       const PoolRange& r = pool.free_[i];
       if (r.size < need) continue;
@@ -364,28 +376,10 @@ bool PoolModel::FindPlace(const MemPool& pool, const Stream& stream, std::size_t
   if (best == pool.free_.size()) return false;
   const PoolRange& r = pool.free_[best];
   *place = Place{best, 0, 0};
-  if (internal && !st_->DepSatisfied(r.mark.stream_id, r.mark.done_seq)) {
+  if (search == Search::kInternal && !st_->DepSatisfied(r.mark.stream_id, r.mark.done_seq)) {
     place->wait_stream = r.mark.stream_id;
     place->wait_seq = r.mark.done_seq;
   }
-  return true;
-}
-
-bool PoolModel::FindOwnPending(const MemPool& pool, const Stream& stream, std::size_t need,
-                               Place* place) const {
-  std::size_t best = pool.free_.size();
-  for (std::size_t i = 0; i < pool.free_.size(); ++i) {
-    const PoolRange& r = pool.free_[i];
-    if (r.size < need || r.mark.stream_id != stream.id) continue;
-    if (GrowthFor(pool, r.offset, need) != 0) continue;
-    if (best != pool.free_.size()) {
-      const PoolRange& b = pool.free_[best];
-      if (r.size > b.size || (r.size == b.size && r.listed_at >= b.listed_at)) continue;
-    }
-    best = i;
-  }
-  if (best == pool.free_.size()) return false;
-  *place = Place{best, 0, 0};
   return true;
 }
 
@@ -442,30 +436,32 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   if (bytes > pool->span_) return CUDA_ERROR_OUT_OF_MEMORY;  // also no overflow below
   const std::size_t need = PoolRoundUp(bytes);
   Place place;
-  // With opportunistic reuse (measured, docs/driver_facts.md "Pool placement"): the best fit
-  // among this stream's own pending frees first; when none holds the request, every free that
-  // has completed becomes truly free (merged with its neighbours) before the search.
-  const bool own = pool->reuse_allow_opportunistic_ && pool->maybe_pending_ &&
-                   FindOwnPending(*pool, *stream, need, &place);
-  if (!own && pool->reuse_allow_opportunistic_ && pool->maybe_pending_) {
+  // With opportunistic reuse (measured, docs/driver_facts.md "Pool placement"): first the best
+  // fit in the free list as it stands (kBeforeMerging: completed frees of other streams count,
+  // but merged with nothing; the end of the span does not); only when nothing there holds the
+  // request does every completed free become truly free (merged with its neighbours) before the
+  // search.
+  const bool listed = pool->reuse_allow_opportunistic_ && pool->maybe_pending_ &&
+                      FindPlace(*pool, *stream, need, Search::kBeforeMerging, &place);
+  if (!listed && pool->reuse_allow_opportunistic_ && pool->maybe_pending_) {
     Observe(*pool, [&](const FreeMark& m) {
       st_->mu.AssertHeld();  // called by Observe, which requires it
       return st_->DepSatisfied(m.stream_id, m.done_seq);
     });
   }
-  if (!own && !FindPlace(*pool, *stream, need, /*internal=*/false, &place)) {
+  if (!listed && !FindPlace(*pool, *stream, need, Search::kReusable, &place)) {
     // The pool cannot grow. Its idle granules may be in the way of a bigger reservation: give
     // them back and look again; then reuse memory freed on another stream by ordering this
     // stream after the free.
     std::vector<std::size_t> released;
     ReleaseIdle(
         *pool, [] { return false; }, &released);
-    bool found = !released.empty() && FindPlace(*pool, *stream, need, /*internal=*/false, &place);
+    bool found = !released.empty() && FindPlace(*pool, *stream, need, Search::kReusable, &place);
     if (!found) {
       // Out of memory changes nothing (invariant 6): map the idle granules back.
       for (std::size_t g : released) MapGranules(*pool, g * kPoolGranuleBytes, kPoolGranuleBytes);
       if (pool->reuse_allow_internal_dependencies_) {
-        found = FindPlace(*pool, *stream, need, /*internal=*/true, &place);
+        found = FindPlace(*pool, *stream, need, Search::kInternal, &place);
       }
     }
     if (!found) return CUDA_ERROR_OUT_OF_MEMORY;

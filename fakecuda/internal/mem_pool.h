@@ -226,8 +226,18 @@ class PoolModel {
     CUdeviceptr base = 0;
     std::size_t size = 0;
   };
+  // What FindPlace looks at: the ranges reusable now (kReusable); with opportunistic reuse, before
+  // completed frees are merged, the listed ranges that need neither the end of the span nor a new
+  // granule (kBeforeMerging); the ranges reusable only through an internal dependency
+  // (kInternal).
+  enum class Search { kReusable, kBeforeMerging, kInternal };
 
   MemPool* NewPool(int device, bool is_default, const CUmemPoolProps& props)
+      CUHAL_REQUIRES(st_->mu);
+  // Whether an allocation on `stream` is ordered after the free `mark` records: truly free, freed
+  // on `stream`, or (REUSE_FOLLOW_EVENT_DEPENDENCIES) an event or implicit legacy-stream
+  // dependency (invariant 4, all but the opportunistic and internal-dependency cases).
+  bool OrderedAfter(const MemPool& pool, const FreeMark& mark, const Stream& stream) const
       CUHAL_REQUIRES(st_->mu);
   bool Reusable(const MemPool& pool, const FreeMark& mark, const Stream& stream) const
       CUHAL_REQUIRES(st_->mu);
@@ -235,12 +245,8 @@ class PoolModel {
   std::size_t GrowthFor(const MemPool& pool, std::size_t offset, std::size_t size) const
       CUHAL_REQUIRES(st_->mu);
   bool CanGrow(const MemPool& pool, std::size_t bytes) const CUHAL_REQUIRES(st_->mu);
-  // First fit (invariant 4) for `need` bytes; `internal` looks at ranges only reusable through an
-  // internal dependency. Prefers ranges that need no new granule.
-  // The best fit among `stream`'s own pending frees that needs no new granule.
-  bool FindOwnPending(const MemPool& pool, const Stream& stream, std::size_t need,
-                      Place* place) const CUHAL_REQUIRES(st_->mu);
-  bool FindPlace(const MemPool& pool, const Stream& stream, std::size_t need, bool internal,
+  // Best fit in groups (see the definition) for `need` bytes; false when no range qualifies.
+  bool FindPlace(const MemPool& pool, const Stream& stream, std::size_t need, Search search,
                  Place* place) const CUHAL_REQUIRES(st_->mu);
   void MapGranules(MemPool& pool, std::size_t offset, std::size_t size) CUHAL_REQUIRES(st_->mu);
   // Releases idle granules, highest first: while more than `above` is reserved (thresholds), or
