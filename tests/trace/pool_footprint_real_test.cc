@@ -10,10 +10,12 @@
 // GPU's progress. Measured on the H200 (docs/driver_facts.md, "Pool placement"), the defaults
 // change the real pool's choices even on one stream (random_mixed: 224 MiB reserved high with
 // the defaults, 160 MiB without opportunistic reuse); fakecuda models them (the 2026-12-05 dump
-// agreed at every step, tests/trace/pool_footprint_test), but since they race with the GPU the
-// defaults are compared and reported here, never failed. Without opportunistic reuse the
-// pool's choices depend on stream order alone: every trace must agree at every step, RESERVED,
-// USED and the address of every allocation (relative to the pool's first).
+// agreed at every step, tests/trace/pool_footprint_test). A replay launches no kernel, so every
+// free has completed on the GPU by the next call and the race never shows: with the fake's rule
+// (docs/driver_facts.md, "Pool placement", rules 4-5) the GPU agreed at every step of every trace
+// in both configurations (H100, driver 580.159.04, 2026-12-05). So both configurations must agree
+// at every step: RESERVED, USED and the address of every allocation (relative to the pool's
+// first). A trace with kernels in flight would need the GPU's progress, which this does not model.
 //
 // Prints one FOOTPRINT line per (trace, configuration) for the nightly report. Skipped, with the
 // reason, without a usable GPU (CUHAL_REAL_REQUIRED=1 makes that a failure).
@@ -132,19 +134,14 @@ TEST_P(PoolFootprintRealTest, FakePredictsTheRealPool) {
             << ", \"real_reserved_high\": " << real.reserved_high
             << ", \"fake_used_high\": " << fake.used_high
             << ", \"real_used_high\": " << real.used_high << "}" << std::endl;
-  if (!opportunistic) {
-    EXPECT_EQ(differing, 0u) << trace->name << ": " << differing
-                             << " steps differ; the first: " << first;
-    // Measured (docs/driver_facts.md, "Pool placement"): the fake places every allocation
-    // where the driver does, on every shipped trace.
-    EXPECT_EQ(differing_addresses, 0u) << trace->name << ": " << differing_addresses
-                                       << " allocations placed elsewhere; the first: "
-                                       << first_address;
-  } else if (differing != 0) {
-    std::cout << trace->name << " (defaults, " << trace->streams
-              << " streams): reported, not failed (opportunistic reuse); " << differing
-              << " steps differ, the first: " << first << std::endl;
-  }
+  const char* config = opportunistic ? " (defaults)" : " (no opportunistic reuse)";
+  EXPECT_EQ(differing, 0u) << trace->name << config << ": " << differing
+                           << " steps differ; the first: " << first;
+  // Measured (docs/driver_facts.md, "Pool placement"): the fake places every allocation where the
+  // driver does, on every shipped trace.
+  EXPECT_EQ(differing_addresses, 0u) << trace->name << config << ": " << differing_addresses
+                                     << " allocations placed elsewhere; the first: "
+                                     << first_address;
 }
 
 std::string CaseName(const ::testing::TestParamInfo<std::tuple<std::string, bool>>& info) {
