@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -182,16 +183,16 @@ TEST_F(SchedulerTest, PollingMakesProgressThroughChainsOfStreams) {
     ASSERT_EQ(api().cuEventRecord(events[s], streams[s]), CUDA_SUCCESS);
   }
   EXPECT_EQ(api().cuStreamQuery(streams[2]), CUDA_ERROR_NOT_READY) << "nothing ran yet";
-  int polls = 0;
+  // Polling alone drives the chain: a poll completes an operation the query needs, unless the one
+  // in flight is running on a driver thread (a host kernel), when it answers NOT_READY. How many
+  // polls that takes depends on how the threads are scheduled (a bound of 40 failed under TSan on
+  // a loaded 2-core machine: 956 polls), so only a livelock fails: no progress within 60 s.
   CUresult r = CUDA_ERROR_NOT_READY;
-  // Every poll completes at least one operation the query needs, so this ends within the number
-  // of queued operations (36); the bound only turns a livelock into a failure.
-  while (r == CUDA_ERROR_NOT_READY && polls < 1000) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (r == CUDA_ERROR_NOT_READY && std::chrono::steady_clock::now() < deadline) {
     r = api().cuStreamQuery(streams[2]);
-    ++polls;
   }
   EXPECT_EQ(r, CUDA_SUCCESS);
-  EXPECT_LE(polls, 40);
   std::vector<int> expected;
   for (int s = 0; s < kStreams; ++s) {
     for (int i = 0; i < kOps; ++i) expected.push_back(s * 100 + i);
@@ -205,14 +206,12 @@ TEST_F(SchedulerTest, PollingMakesProgressThroughChainsOfStreams) {
   ASSERT_EQ(api().cuEventRecord(events[0], streams[0]), CUDA_SUCCESS);
   ASSERT_EQ(api().cuStreamWaitEvent(streams[1], events[0], 0), CUDA_SUCCESS);
   ASSERT_EQ(api().cuEventRecord(events[1], streams[1]), CUDA_SUCCESS);
-  polls = 0;
   r = CUDA_ERROR_NOT_READY;
-  while (r == CUDA_ERROR_NOT_READY && polls < 1000) {
+  const auto event_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (r == CUDA_ERROR_NOT_READY && std::chrono::steady_clock::now() < event_deadline) {
     r = api().cuEventQuery(events[1]);
-    ++polls;
   }
   EXPECT_EQ(r, CUDA_SUCCESS);
-  EXPECT_LE(polls, kOps + 4);
   EXPECT_EQ(log.Snapshot().size(), expected.size() + kOps);
 
   for (CUevent e : events) {
