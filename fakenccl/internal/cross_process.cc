@@ -177,19 +177,7 @@ CUresult Engine::ShmRunLeg(Task& task, std::size_t leg) {
   } else {
     while (!task.shm_finished) WaitSliceLocked();
   }
-  bool faulted = false;
-  if (leg == 0) {
-    for (auto& [slot, part] : task.entries) {
-      const std::vector<int>& bad = slot->bad_ranks;
-      faulted = faulted || std::find(bad.begin(), bad.end(), task.rank) != bad.end();
-    }
-  }
-  task.leg_done[leg] = 1;
-  if (std::all_of(task.leg_done.begin(), task.leg_done.end(), [](char c) { return c; })) {
-    FinishTaskLocked(task);
-  }
-  cv_.NotifyAll();
-  return faulted ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+  return EndLegLocked(task, leg);
 }
 
 bool Engine::ShmPollLocked(CommShared& comm, int rank) {

@@ -312,6 +312,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   void SetAsyncErrorLocked(CommShared& comm, int rank, ncclResult_t error, const std::string& text)
       CUHAL_REQUIRES(mu_);
   void FinishTaskLocked(Task& task) CUHAL_REQUIRES(mu_);
+  // Marks `leg` of `task` done (finishing the task when it was its last) and wakes the waiters;
+  // CUDA_ERROR_ILLEGAL_ADDRESS when leg 0 found this rank's buffers bad (a kernel's fault).
+  CUresult EndLegLocked(Task& task, std::size_t leg) CUHAL_REQUIRES(mu_);
   std::string DescribeSlot(const CommShared& comm, const Slot& slot) const;
   // ---- Across processes (cross_process.cc, over shm_transport.h).
   ncclResult_t InitRankShm(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,

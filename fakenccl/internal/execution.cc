@@ -517,6 +517,10 @@ CUresult Engine::RunLegOrThrow(Task& task, std::size_t leg) {
       break;  // kDone, kFailed, or kOpen because this rank aborted
     }
   }
+  return EndLegLocked(task, leg);
+}
+
+CUresult Engine::EndLegLocked(Task& task, std::size_t leg) {
   bool faulted = false;
   if (leg == 0) {
     for (auto& [slot, part] : task.entries) {
