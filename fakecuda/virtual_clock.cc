@@ -16,6 +16,13 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 constexpr auto kMinRound = std::chrono::milliseconds(20);
 constexpr auto kSettle = std::chrono::milliseconds(50);
+// How long a participant's thread must have exited before it counts as idle (invariant 1 of the
+// header): a program that drives a rank from a new thread at each step (the collectives tests
+// do) has the next thread on its way, and under load (ASan, 2 cores, ctest -j2 beside a build)
+// three such threads took over 20 ms to reach the fake while their peer waited: the clock jumped
+// and reported them missing.
+constexpr std::int64_t kExitSettleNs =
+    std::chrono::nanoseconds(std::chrono::seconds(1)).count();
 // How long after a NoteThreadPoll its thread counts as polling idly.
 constexpr std::int64_t kPollFreshNs =
     std::chrono::nanoseconds(std::chrono::milliseconds(10)).count();
@@ -32,6 +39,7 @@ struct Presence {
   std::atomic<std::uint64_t> entries{0};   // outermost blocked states entered
   std::atomic<std::int64_t> since_ns{0};   // steady time the current outermost one began
   std::atomic<bool> exited{false};
+  std::atomic<std::int64_t> exited_ns{0};  // steady time the thread ended
   std::atomic<std::uint64_t> thread_polls{0};   // NoteThreadPoll calls
   std::atomic<std::int64_t> last_poll_ns{0};    // steady time of the last one (0: never)
   std::atomic<bool> watched{false};        // some clock has this thread as a participant
@@ -55,6 +63,7 @@ struct PresenceHolder {
   PresenceHolder(const PresenceHolder&) = delete;             // one per thread
   PresenceHolder& operator=(const PresenceHolder&) = delete;  // ditto
   ~PresenceHolder() {
+    presence->exited_ns.store(NowNs(), std::memory_order_release);
     presence->exited.store(true, std::memory_order_release);
     if (!presence->watched.load(std::memory_order_acquire)) return;
     try {
@@ -128,8 +137,12 @@ class IdleClockImpl final : public IdleClock,
   // Invariant 4: an unbound participant is not idle (it may be on its way).
   static bool Idle(const Part& p, std::int64_t now_ns) {
     if (p.presence == nullptr) return false;
-    if (!Live(p) || p.polling || p.presence->blocked.load(std::memory_order_acquire) > 0) {
+    if (p.gone || p.polling || p.presence->blocked.load(std::memory_order_acquire) > 0) {
       return true;
+    }
+    if (p.presence->exited.load(std::memory_order_acquire)) {
+      // Idle once it has been gone for kExitSettleNs (another thread may be taking the rank over).
+      return now_ns - p.presence->exited_ns.load(std::memory_order_acquire) >= kExitSettleNs;
     }
     const std::int64_t last = p.presence->last_poll_ns.load(std::memory_order_acquire);
     return last != 0 && now_ns - last < kPollFreshNs;

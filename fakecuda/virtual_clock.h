@@ -23,7 +23,8 @@
 // Invariants (what the fakes rely on):
 //  1. A clock's Now() never changes while any live participant of its group is running, or while
 //     a ScopedBusy is active anywhere in the process. It advances only when every participant is
-//     idle (blocked inside the fake, polling idly, gone, or its thread exited; never while one
+//     idle (blocked inside the fake, polling idly, gone, or its thread exited at least 1 s ago:
+//     a program may drive the rank from a new thread that is on its way; never while one
 //     is unbound: see 4; polling idly is a NotePoll of its participant since its last Bind, or a
 //     NoteThreadPoll of its thread less than 10 ms ago) and that has been confirmed by a
 //     quiescent round (2).
