@@ -75,9 +75,10 @@ struct Header {
   std::uint32_t init_failed;  // atomic; the error in init_error, the text in init_text
   std::int32_t init_error;
   std::uint32_t formed;   // atomic
-  std::uint32_t epoch;    // futex word (atomic)
+  std::uint32_t epoch;    // futex word (atomic): any state change
   std::uint32_t waiters;  // atomic
-  std::uint32_t pad;
+  std::uint32_t data_epoch;    // futex word (atomic): data moved (a chunk), or any state change
+  std::uint32_t data_waiters;  // atomic
   char init_text[kTextBytes];
   pthread_mutex_t mu;
 };
@@ -368,26 +369,52 @@ ShmComm::~ShmComm() {
   munmap(base_, bytes_);
 }
 
-void ShmComm::Notify() {
-  Header& h = layout_->header();
-  std::atomic_ref<std::uint32_t>(h.epoch).fetch_add(1, std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(h.waiters).load(std::memory_order_seq_cst) != 0) {
-    Futex(&h.epoch, FUTEX_WAKE, INT32_MAX, nullptr);
+namespace {
+
+// Bumps the futex word `word` and wakes its waiters (counted in `waiters`) if any.
+void Bump(std::uint32_t* word, std::uint32_t* waiters) {
+  std::atomic_ref<std::uint32_t>(*word).fetch_add(1, std::memory_order_seq_cst);
+  if (std::atomic_ref<std::uint32_t>(*waiters).load(std::memory_order_seq_cst) != 0) {
+    Futex(word, FUTEX_WAKE, INT32_MAX, nullptr);
   }
 }
 
-void ShmComm::WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice) {
-  Header& h = layout_->header();
-  std::atomic_ref<std::uint32_t> waiters(h.waiters);
-  waiters.fetch_add(1, std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(h.epoch).load(std::memory_order_seq_cst) == seen) {
+// Waits at most `slice` for `word` to differ from `seen` (counted in `waiters` meanwhile).
+void WaitWord(std::uint32_t* word, std::uint32_t* waiters, std::uint32_t seen,
+              std::chrono::milliseconds slice) {
+  std::atomic_ref<std::uint32_t> count(*waiters);
+  count.fetch_add(1, std::memory_order_seq_cst);
+  if (std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_seq_cst) == seen) {
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(slice.count() / 1000);
     ts.tv_nsec = static_cast<long>((slice.count() % 1000) * 1000000);
     Blocked blocked;  // fakecuda/virtual_clock.h: this thread waits inside the fake
-    Futex(&h.epoch, FUTEX_WAIT, seen, &ts);
+    Futex(word, FUTEX_WAIT, seen, &ts);
   }
-  waiters.fetch_sub(1, std::memory_order_seq_cst);
+  count.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+void ShmComm::Notify() {
+  Header& h = layout_->header();
+  Bump(&h.epoch, &h.waiters);
+  Bump(&h.data_epoch, &h.data_waiters);
+}
+
+void ShmComm::NotifyData() {
+  Header& h = layout_->header();
+  Bump(&h.data_epoch, &h.data_waiters);
+}
+
+void ShmComm::WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice) {
+  Header& h = layout_->header();
+  WaitWord(&h.epoch, &h.waiters, seen, slice);
+}
+
+void ShmComm::WaitData(std::uint32_t seen, std::chrono::milliseconds slice) {
+  Header& h = layout_->header();
+  WaitWord(&h.data_epoch, &h.data_waiters, seen, slice);
 }
 
 ncclResult_t ShmComm::Join(const ncclUniqueId& id, int nranks, int rank, int device,
@@ -908,7 +935,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
         }
       }
       Store(l.deposited(slot, me), m.base + m.chunk + 1);
-      Notify();
+      NotifyData();
       m.phase = 2;
       return true;
     }
@@ -963,7 +990,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
     } else {
       m.phase = 1;
     }
-    Notify();
+    NotifyData();
     return true;
   };
   auto step_p2p = [&](ShmMachine& m, std::size_t index) -> bool {
@@ -993,7 +1020,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
     if (m.chunk == m.chunks) {
       Store(s.done[t.send ? 0 : 1], t.seq + 1);
       m.finished = true;
-      Notify();
+      NotifyData();
       return true;
     }
     const std::size_t at = m.chunk * kMailboxBytes;
@@ -1014,13 +1041,13 @@ void ShmComm::Execute(std::span<const Entry> entries,
       Store(received, Load(received) + 1);
     }
     ++m.chunk;
-    Notify();
+    NotifyData();
     return true;
   };
 
   std::size_t spins = 0;
   for (;;) {
-    const std::uint32_t seen = std::atomic_ref<std::uint32_t>(l.header().epoch).load();
+    const std::uint32_t seen = std::atomic_ref<std::uint32_t>(l.header().data_epoch).load();
     bool moved = false;
     bool all = true;
     for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -1078,7 +1105,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
         finish(m, std::move(f));
       }
     }
-    WaitEpoch(seen, std::chrono::milliseconds(1));
+    WaitData(seen, std::chrono::milliseconds(1));
     spins = 0;
   }
   results->clear();

@@ -161,8 +161,10 @@ class ShmComm {
   ShmComm(int nranks, int rank, void* base, std::size_t bytes, std::string name);
   void WatchLoop();
   bool CheckPeers();  // marks dead peers; true when one was newly marked
-  void Notify();
+  void Notify();      // a state change: wakes every waiter (and the watchers)
+  void NotifyData();  // data moved: wakes the waiters of data_epoch only (Execute's)
   void WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice);
+  void WaitData(std::uint32_t seen, std::chrono::milliseconds slice);
   std::string DescribeGone(int r);
 
   const int nranks_;
