@@ -39,7 +39,12 @@ constexpr std::uint32_t kMagic = 0xFA4EC0C1u;
 constexpr std::uint64_t kCollSlots = 1024;
 constexpr std::uint64_t kP2pSlots = 128;
 constexpr std::uint64_t kDataSlots = 2;
-constexpr std::size_t kStagingBytes = std::size_t{1} << 20;  // per rank, per data slot
+// A staging area (per rank, per data slot) holds kChunkHalves chunks of kChunkBytes: chunk g of
+// a slot (counted over its collectives) uses half g % kChunkHalves, so a rank deposits the next
+// chunk while its peers still read this one.
+constexpr std::size_t kChunkBytes = std::size_t{512} << 10;
+constexpr std::uint64_t kChunkHalves = 2;
+constexpr std::size_t kStagingBytes = kChunkBytes * kChunkHalves;
 constexpr std::size_t kMailboxBytes = std::size_t{256} << 10;  // per ordered pair
 constexpr std::size_t kTextBytes = 480;
 constexpr auto kSlice = std::chrono::milliseconds(10);
@@ -826,9 +831,10 @@ struct ShmMachine {
   const ShmComm::Entry* entry = nullptr;
   bool finished = false;
   ShmFailure failure;
-  int phase = 0;  // collectives: 0 start, 1 deposit, 2 combine; p2p: 0 start, 1 move
-  std::uint64_t base = 0;
-  std::uint64_t chunk = 0;
+  int phase = 0;  // 0 start, 1 moving
+  std::uint64_t base = 0;     // collectives: the slot's chunk count when this one started
+  std::uint64_t chunk = 0;    // collectives: chunks combined; p2p: chunks moved
+  std::uint64_t deposited = 0;  // collectives: chunks deposited (chunk <= deposited)
   std::uint64_t chunks = 0;
   std::size_t per_chunk = 0;  // elements (collectives) or bytes (p2p) per chunk
   std::byte* in = nullptr;
@@ -908,44 +914,68 @@ void ShmComm::Execute(std::span<const Entry> entries,
         m.snapshot.assign(m.in, m.in + in_bytes);  // inputs before outputs (invariant 3)
         m.in = m.snapshot.data();
       }
-      // A chunk fills a staging area: one piece of the rank's input, or n (one per destination).
+      // A chunk fills half a staging area: one piece of the rank's input, or n (one per
+      // destination).
       const std::size_t pieces = PerDestination(d.kind) ? static_cast<std::size_t>(n) : 1;
-      m.per_chunk = std::max<std::size_t>(1, kStagingBytes / (pieces * size));
+      m.per_chunk = std::max<std::size_t>(1, kChunkBytes / (pieces * size));
       m.chunks = (d.count + m.per_chunk - 1) / m.per_chunk;
       m.base = Load(l.deposited(slot, me));
       m.phase = 1;
+      if (m.chunks == 0) {  // nothing to move (matching never posts such calls; kept safe)
+        Store(l.coll_part(seq, me).done, seq + 1);
+        m.finished = true;
+        NotifyData();
+      }
       return true;
     }
-    const std::size_t at = m.chunk * m.per_chunk;
-    const std::size_t len = std::min(m.per_chunk, d.count - at);
-    const std::size_t len_bytes = len * size;
-    if (m.phase == 1) {
-      for (int q = 0; q < n; ++q) {
-        if (Load(l.consumed(slot, q)) < m.base + m.chunk) return false;
+    // Chunk c: elements [at, at + len) of each block, in half (base + c) % kChunkHalves.
+    auto chunk_at = [&](std::uint64_t c) { return static_cast<std::size_t>(c) * m.per_chunk; };
+    auto chunk_len = [&](std::uint64_t c) { return std::min(m.per_chunk, d.count - chunk_at(c)); };
+    auto chunk_area = [&](int q, std::uint64_t c) {
+      return l.staging_area(slot, q) + ((m.base + c) % kChunkHalves) * kChunkBytes;
+    };
+    bool moved = false;
+    // Deposit ahead (invariant 3): chunk c once every rank consumed chunk c - kChunkHalves, the
+    // last one in the same half. A rank without input deposits nothing but counts, in step.
+    if (m.deposited < m.chunks && m.deposited < m.chunk + kChunkHalves) {
+      const std::uint64_t c = m.deposited;
+      bool free = true;
+      for (int q = 0; q < n && free; ++q) {
+        free = Load(l.consumed(slot, q)) + kChunkHalves >= m.base + c + 1;
       }
-      std::byte* mine = l.staging_area(slot, me);
-      if (m.in != nullptr) {
-        if (PerDestination(d.kind)) {
-          for (int q = 0; q < n; ++q) {
-            std::memcpy(mine + static_cast<std::size_t>(q) * len_bytes,
-                        m.in + static_cast<std::size_t>(q) * block + at * size, len_bytes);
+      if (free) {
+        if (m.in != nullptr) {
+          const std::size_t at = chunk_at(c);
+          const std::size_t len_bytes = chunk_len(c) * size;
+          std::byte* mine = chunk_area(me, c);
+          if (PerDestination(d.kind)) {
+            for (int q = 0; q < n; ++q) {
+              std::memcpy(mine + static_cast<std::size_t>(q) * len_bytes,
+                          m.in + static_cast<std::size_t>(q) * block + at * size, len_bytes);
+            }
+          } else {
+            std::memcpy(mine, m.in + at * size, len_bytes);
           }
-        } else {
-          std::memcpy(mine, m.in + at * size, len_bytes);
         }
+        Store(l.deposited(slot, me), m.base + c + 1);
+        ++m.deposited;
+        NotifyData();
+        moved = true;
       }
-      Store(l.deposited(slot, me), m.base + m.chunk + 1);
-      NotifyData();
-      m.phase = 2;
-      return true;
     }
+    if (m.chunk == m.deposited) return moved;
+    // Combine chunk c once every rank deposited it.
+    const std::uint64_t c = m.chunk;
     for (int q = 0; q < n; ++q) {
-      if (Load(l.deposited(slot, q)) < m.base + m.chunk + 1) return false;
+      if (Load(l.deposited(slot, q)) < m.base + c + 1) return moved;
     }
+    const std::size_t at = chunk_at(c);
+    const std::size_t len = chunk_len(c);
+    const std::size_t len_bytes = len * size;
     const auto un = static_cast<std::size_t>(n);
     const auto ume = static_cast<std::size_t>(me);
     const auto root = static_cast<std::size_t>(d.root);
-    auto area = [&](std::size_t q) { return l.staging_area(slot, static_cast<int>(q)); };
+    auto area = [&](std::size_t q) { return chunk_area(static_cast<int>(q), c); };
     if (m.out != nullptr) {
       switch (d.kind) {
         case CallKind::kAllReduce:
@@ -983,12 +1013,10 @@ void ShmComm::Execute(std::span<const Entry> entries,
           break;
       }
     }
-    Store(l.consumed(slot, me), m.base + m.chunk + 1);
+    Store(l.consumed(slot, me), m.base + c + 1);
     if (++m.chunk == m.chunks) {
       Store(l.coll_part(seq, me).done, seq + 1);
       m.finished = true;
-    } else {
-      m.phase = 1;
     }
     NotifyData();
     return true;
@@ -1045,7 +1073,12 @@ void ShmComm::Execute(std::span<const Entry> entries,
     return true;
   };
 
-  std::size_t spins = 0;
+  // Waiting for a peer: yield (re-reading the counters between yields) for up to kYieldFor,
+  // then sleep on data_epoch. Yielding beat spinning on the 2-core machine of docs/fakenccl.md:
+  // a spinning rank took the core its peer (or its peer's other threads) needed.
+  constexpr auto kYieldFor = std::chrono::microseconds(100);
+  std::chrono::steady_clock::time_point idle_since{};
+  bool idle = false;
   for (;;) {
     const std::uint32_t seen = std::atomic_ref<std::uint32_t>(l.header().data_epoch).load();
     bool moved = false;
@@ -1067,10 +1100,15 @@ void ShmComm::Execute(std::span<const Entry> entries,
     }
     if (all) break;
     if (moved) {
-      spins = 0;
+      idle = false;
       continue;
     }
-    if (++spins < 64) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!idle) {
+      idle = true;
+      idle_since = now;
+    }
+    if (now - idle_since < kYieldFor) {
       std::this_thread::yield();
       continue;
     }
@@ -1106,7 +1144,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
       }
     }
     WaitData(seen, std::chrono::milliseconds(1));
-    spins = 0;
+    idle = false;
   }
   results->clear();
   for (ShmMachine& m : ms) results->push_back(std::move(m.failure));
