@@ -716,6 +716,18 @@ ncclResult_t ShmComm::PostP2p(int peer, std::uint64_t k, const CallDesc& d,
 
 // ---- Settling and failing ---------------------------------------------------------------------
 
+namespace {
+
+// The failure stored in `f` (read after its failed_seq, acquire).
+void ReadFailure(const Failure& f, ShmFailure* failure) {
+  failure->error = static_cast<ncclResult_t>(f.error);
+  failure->culprit = f.culprit;
+  failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
+  failure->text = f.text;
+}
+
+}  // namespace
+
 void ShmComm::Fail(const ShmTicket& t, ShmFailure* failure) {
   Failure& f = layout_->failure_of(t);
   {
@@ -727,10 +739,7 @@ void ShmComm::Fail(const ShmTicket& t, ShmFailure* failure) {
       CopyText(f.text, failure->text);
       Store(f.failed_seq, t.seq + 1);
     } else {
-      failure->error = static_cast<ncclResult_t>(f.error);
-      failure->culprit = f.culprit;
-      failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
-      failure->text = f.text;
+      ReadFailure(f, failure);
     }
   }
   Notify();
@@ -740,22 +749,10 @@ bool ShmComm::Settled(const ShmTicket& t, ShmFailure* failure) {
   const Layout& l = *layout_;
   const Failure& f = l.failure_of(t);
   if (Load(f.failed_seq) == t.seq + 1) {
-    failure->error = static_cast<ncclResult_t>(f.error);
-    failure->culprit = f.culprit;
-    failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
-    failure->text = f.text;
+    ReadFailure(f, failure);
     return true;
   }
-  std::vector<int> who;
-  if (t.p2p) {
-    const P2pSlot& s = l.p2p_slot(t.src, t.dst, t.seq);
-    if (Load(s.posted[0]) != t.seq + 1) who.push_back(t.src);
-    if (Load(s.posted[1]) != t.seq + 1 && t.dst != t.src) who.push_back(t.dst);
-  } else {
-    for (int q = 0; q < nranks_; ++q) {
-      if (Load(l.coll_part(t.seq, q).posted) != t.seq + 1) who.push_back(q);
-    }
-  }
+  const std::vector<int> who = Unposted(t);
   if (who.empty()) return true;
   for (int q : who) {
     const std::int32_t state = Load(l.rank(q).state);
