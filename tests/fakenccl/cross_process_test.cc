@@ -503,15 +503,22 @@ int RunCollectives(RankProcess& p) {
   return p.failures() == 0 ? 0 : 1;
 }
 
+// On p's thread: joins the communicator and allocates a 64-byte buffer; false (a failure
+// counted) when the join fails.
+bool JoinWithBuffer(RankProcess& p, ncclComm_t* comm, CUdeviceptr* buf) {
+  if (p.nccl().ncclCommInitRank(comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
+    p.Fail("ncclCommInitRank");
+    return false;
+  }
+  p.cuda().cuMemAlloc(buf, 64);
+  return true;
+}
+
 int RunMismatch(RankProcess& p) {
   p.On([&] {
     ncclComm_t comm = nullptr;
-    if (p.nccl().ncclCommInitRank(&comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
-      p.Fail("ncclCommInitRank");
-      return;
-    }
     CUdeviceptr buf = 0;
-    p.cuda().cuMemAlloc(&buf, 64);
+    if (!JoinWithBuffer(p, &comm, &buf)) return;
     const std::size_t count = p.rank() == p.n() - 1 ? 9 : 8;
     p.Check(p.nccl().ncclAllReduce(reinterpret_cast<void*>(buf), reinterpret_cast<void*>(buf),
                                    count, ncclFloat32, ncclSum, comm, p.cs()) == ncclSuccess,
@@ -541,12 +548,8 @@ int RunMismatch(RankProcess& p) {
 int RunDeath(RankProcess& p) {
   p.On([&] {
     ncclComm_t comm = nullptr;
-    if (p.nccl().ncclCommInitRank(&comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
-      p.Fail("ncclCommInitRank");
-      return;
-    }
     CUdeviceptr buf = 0;
-    p.cuda().cuMemAlloc(&buf, 64);
+    if (!JoinWithBuffer(p, &comm, &buf)) return;
     p.nccl().ncclAllReduce(reinterpret_cast<void*>(buf), reinterpret_cast<void*>(buf), 16,
                            ncclFloat32, ncclSum, comm, p.cs());
     p.Check(p.cuda().cuStreamSynchronize(p.stream()) == CUDA_SUCCESS, "first all-reduce");
