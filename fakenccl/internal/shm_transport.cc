@@ -25,6 +25,7 @@
 
 #include "fakenccl/datatypes.h"
 #include "fakenccl/internal/engine_state.h"
+#include "fakenccl/internal/execution.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
 #include "fakenccl/internal/matching.h"
 
@@ -884,6 +885,12 @@ void ShmComm::Execute(std::span<const Entry> entries,
     const std::size_t size = TypeSize(d.type);
     const std::size_t block = d.count * size;
     if (m.phase == 0) {
+      if (n == 1 && InPlaceNoOpOnOneRank(d)) {  // moves nothing, translates nothing (in-process too)
+        Store(l.coll_part(seq, me).done, seq + 1);
+        m.finished = true;
+        NotifyData();
+        return true;
+      }
       if (seq >= kDataSlots) {
         for (int q = 0; q < n; ++q) {
           if (Load(l.coll_part(seq - kDataSlots, q).done) < seq - kDataSlots + 1) return false;
