@@ -41,7 +41,9 @@
 //     order), then marks chunk g consumed. Each rank writes only its own device memory; a
 //     rank's inputs are read before any of its outputs that overlap them are written (a
 //     snapshot when the overlap is not the in-place pattern that chunking keeps safe: chunk g's
-//     outputs never overlap the inputs of a later chunk, read at a later deposit).
+//     outputs never overlap the inputs of a later chunk, read at a later deposit). The
+//     in-place collective of a one-rank communicator that NCCL's one-rank path skips moves
+//     nothing (InPlaceNoOpOnOneRank, as in-process).
 //  4. Every wait is a futex wait on `epoch` of at most 10 ms (on `data_epoch`, of at most 1 ms
 //     after up to 100 us of yields, while moving data), after which the waiter checks its
 //     deadline (the wall-clock backstop) and the liveness of the ranks it waits for: a dead
