@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -283,10 +284,11 @@ struct ProcWorld {
   std::vector<int> sockets;  // one per child, in rank order
 };
 
+// Writes all of `data` to the socket `fd`; false when the peer is gone (no SIGPIPE).
 bool WriteAll(int fd, const void* data, std::size_t n) {
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
-    const ssize_t k = write(fd, p, n);
+    const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) return false;
     p += k;
@@ -295,6 +297,7 @@ bool WriteAll(int fd, const void* data, std::size_t n) {
   return true;
 }
 
+// Reads all of `data` from `fd`; false when the peer is gone.
 bool ReadAll(int fd, void* data, std::size_t n) {
   auto* p = static_cast<char*>(data);
   while (n > 0) {
