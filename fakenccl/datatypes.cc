@@ -109,6 +109,24 @@ void StoreRaw(T v, std::byte* p) {
   std::memcpy(p, &v, sizeof(T));
 }
 
+// fmax and fmin of floating values as glibc computes std::fmax(a, b) and std::fmin(a, b) (the
+// operand that is not NaN; on a tie, +0 against -0 included, b), written out: GCC treats fmax and
+// fmin as commutative and may swap their operands, so which zero came out of a tie depended on
+// inlining and register allocation (fakenccl_reduce_test saw fp8 maxima of +0 and -0 differ
+// between Reduce and ReduceReference after an unrelated change).
+template <typename T>
+inline T FloatMax(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a > b ? a : b;
+}
+template <typename T>
+inline T FloatMin(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a < b ? a : b;
+}
+
 // Integers: V = T, wrapping arithmetic done in the unsigned 64-bit domain.
 template <typename T>
 struct IntTraits {
@@ -150,8 +168,8 @@ struct NativeFloatTraits {
   static void Store(V v, std::byte* p) { StoreRaw<T>(v, p); }
   static V Add(V a, V b) { return a + b; }
   static V Mul(V a, V b) { return a * b; }
-  static V Max(V a, V b) { return std::fmax(a, b); }
-  static V Min(V a, V b) { return std::fmin(a, b); }
+  static V Max(V a, V b) { return FloatMax(a, b); }
+  static V Min(V a, V b) { return FloatMin(a, b); }
   static V Div(V a, int) { return a; }  // unused: float averages are PreMulSum
   static V FromDouble(double d) { return static_cast<T>(d); }
 };
@@ -169,8 +187,8 @@ struct SmallFloatTraits {
   static V Round(V v) { return DecodeSmall(EncodeSmall(v, kFormat), kFormat); }
   static V Add(V a, V b) { return Round(a + b); }
   static V Mul(V a, V b) { return Round(a * b); }
-  static V Max(V a, V b) { return std::fmax(a, b); }
-  static V Min(V a, V b) { return std::fmin(a, b); }
+  static V Max(V a, V b) { return FloatMax(a, b); }
+  static V Min(V a, V b) { return FloatMin(a, b); }
   static V Div(V a, int) { return a; }
   static V FromDouble(double d) { return Round(d); }
 };
@@ -310,12 +328,10 @@ void ReduceTyped(ReduceKind kind, std::span<const std::byte* const> inputs,
 
 // ---- Fast reductions -------------------------------------------------------------------------
 // The same results as ReduceTyped, bit for bit, for the types with native arithmetic (integers,
-// float, double), written as passes over the output that the compiler vectorizes: out = in[0]
-// (times its multiplier), then out = out (op) in[r] for r = 1, ..., n-1. Each element therefore
-// sees the same operations in the same order as in ReduceTyped. The passes run over chunks small
-// enough to stay in the L1 cache, so the output is read and written once from memory.
-
-constexpr std::size_t kChunkBytes = 16 * 1024;
+// float, double), written as loops the compiler vectorizes: a cache line of elements at a time,
+// acc = in[0] (times its multiplier), then acc = acc (op) in[r] for r = 1, ..., n-1, in
+// registers, then stored. Each element therefore sees the same operations in the same order as
+// in ReduceTyped; every input is read once and the output written once.
 
 template <typename T>
 bool Aligned(const void* p) {
@@ -355,52 +371,48 @@ inline T Combine(T a, T b) {
     if constexpr (kKind == ReduceKind::kProd) {
       return a * b;
     } else if constexpr (kKind == ReduceKind::kMax) {
-      // std::fmax, exactly: the comparison decides unless the two are equal (+0/-0) or one is NaN.
-      return a > b ? a : (b > a ? b : std::fmax(a, b));
+      return FloatMax(a, b);
     } else if constexpr (kKind == ReduceKind::kMin) {
-      return a < b ? a : (b < a ? b : std::fmin(a, b));
+      return FloatMin(a, b);
     } else {
       return a + b;
     }
   }
 }
 
-// out[i] = in0[i] (* m0) for i < n.
-template <typename T, bool kPremul>
-void FirstPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
-  if constexpr (kPremul) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = Times(in[i], m);
-  } else {
-    std::memcpy(out, in, n * sizeof(T));
+// out[i .. i+len) = in[0] (* m0) (op) in[1] (* m1) (op) ... for elements i .. i+len, folded in
+// rank order in `acc` (kept in registers by the caller's fixed len).
+template <typename T, ReduceKind kKind, bool kPremul, std::size_t kLen>
+inline void FoldLanes(std::span<const std::byte* const> inputs, std::span<const T> mul,
+                      std::size_t i, T* out) {
+  T acc[kLen];
+  const T* in0 = reinterpret_cast<const T*>(inputs[0]) + i;
+  for (std::size_t l = 0; l < kLen; ++l) {
+    T x = in0[l];
+    if constexpr (kPremul) x = Times(x, mul[0]);
+    acc[l] = x;
   }
-}
-
-// out[i] = out[i] (op) (in[i] (* m)) for i < n.
-template <typename T, ReduceKind kKind, bool kPremul>
-void NextPass(const T* __restrict in, T m, std::size_t n, T* __restrict out) {
-  for (std::size_t i = 0; i < n; ++i) {
-    T x = in[i];
-    if constexpr (kPremul) x = Times(x, m);
-    out[i] = Combine<T, kKind>(out[i], x);
+  for (std::size_t r = 1; r < inputs.size(); ++r) {
+    const T* in = reinterpret_cast<const T*>(inputs[r]) + i;
+    for (std::size_t l = 0; l < kLen; ++l) {
+      T x = in[l];
+      if constexpr (kPremul) x = Times(x, mul[r]);
+      acc[l] = Combine<T, kKind>(acc[l], x);
+    }
   }
+  for (std::size_t l = 0; l < kLen; ++l) out[i + l] = acc[l];
 }
 
 template <typename T, ReduceKind kKind, bool kPremul>
 void ReduceNativeAs(std::span<const std::byte* const> inputs, std::span<const T> mul,
                     std::size_t count, std::byte* out_bytes) {
-  const std::size_t n = inputs.size();
   T* out = reinterpret_cast<T*>(out_bytes);
-  constexpr std::size_t kChunk = kChunkBytes / sizeof(T);
-  for (std::size_t begin = 0; begin < count; begin += kChunk) {
-    const std::size_t len = std::min(kChunk, count - begin);
-    T* o = out + begin;
-    FirstPass<T, kPremul>(reinterpret_cast<const T*>(inputs[0]) + begin,
-                          kPremul ? mul[0] : T{}, len, o);
-    for (std::size_t r = 1; r < n; ++r) {
-      NextPass<T, kKind, kPremul>(reinterpret_cast<const T*>(inputs[r]) + begin,
-                                  kPremul ? mul[r] : T{}, len, o);
-    }
+  constexpr std::size_t kLanes = 64 / sizeof(T);  // one cache line of elements at a time
+  std::size_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    FoldLanes<T, kKind, kPremul, kLanes>(inputs, mul, i, out);
   }
+  for (; i < count; ++i) FoldLanes<T, kKind, kPremul, 1>(inputs, mul, i, out);
 }
 
 // Returns false (nothing done) when a pointer is not aligned for T: the caller falls back to

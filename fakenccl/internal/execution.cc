@@ -14,6 +14,27 @@
 namespace fakenccl {
 namespace internal {
 
+bool InPlaceNoOpOnOneRank(const CallDesc& c) {
+  switch (c.kind) {
+    case CallKind::kAllReduce:
+    case CallKind::kBroadcast:
+    case CallKind::kReduce:
+    case CallKind::kAllGather:
+    case CallKind::kReduceScatter:
+      break;
+    default:
+      return false;  // AlltoAll, Gather, Scatter: NCCL runs them as send/receive pairs (UNMEASURED)
+  }
+  if (c.sendbuff != c.recvbuff) return false;
+  // NCCL's one-rank path (ncclLaunchOneRank) launches a kernel for PreMulSum, which is also what
+  // the average of floating types becomes; every other operation is a copy, skipped in place.
+  if (IsReduction(c.kind) && (c.op.kind == ReduceKind::kPreMulSum ||
+                              (c.op.kind == ReduceKind::kAvg && IsFloatingType(c.type)))) {
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 // Translates the ranks' device pointers for one execution, recording the first bad one in the
@@ -72,26 +93,7 @@ struct Buffers {
 };
 
 bool OneRankInPlaceNoOp(const std::vector<CallDesc>& d) {
-  if (d.size() != 1) return false;
-  const CallDesc& c = d[0];
-  switch (c.kind) {
-    case CallKind::kAllReduce:
-    case CallKind::kBroadcast:
-    case CallKind::kReduce:
-    case CallKind::kAllGather:
-    case CallKind::kReduceScatter:
-      break;
-    default:
-      return false;  // AlltoAll, Gather, Scatter: NCCL runs them as send/receive pairs (UNMEASURED)
-  }
-  if (c.sendbuff != c.recvbuff) return false;
-  // NCCL's one-rank path (ncclLaunchOneRank) launches a kernel for PreMulSum, which is also what
-  // the average of floating types becomes; every other operation is a copy, skipped in place.
-  if (IsReduction(c.kind) && (c.op.kind == ReduceKind::kPreMulSum ||
-                              (c.op.kind == ReduceKind::kAvg && IsFloatingType(c.type)))) {
-    return false;
-  }
-  return true;
+  return d.size() == 1 && InPlaceNoOpOnOneRank(d[0]);
 }
 
 // The piece of an all-reduce reduced and then copied to every output (fits in L2 with its inputs).

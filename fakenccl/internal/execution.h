@@ -22,6 +22,12 @@ struct ExecResult {
   std::vector<int> bad_ranks;  // ranks whose buffers were not device memory
 };
 
+// Whether `c`, the call of the only rank of a communicator, moves nothing: an in-place
+// all-reduce, broadcast, reduce, all-gather or reduce-scatter other than PreMulSum and the average
+// of floating types (NCCL's one-rank path; docs/driver_facts.md, "NCCL 2.28.3, one rank on one
+// GPU"). Its pointers are not even translated, so NULL or host memory succeeds.
+bool InPlaceNoOpOnOneRank(const CallDesc& c);
+
 // Executes a collective Slot: d[r] is rank r's call (all agree, SameCollective). Reads every
 // input before writing any output, so in-place and overlapping buffers are safe. `where` names
 // the Slot in messages. Thread-safety: touches only the ranks' device memory (through fakecuda's

@@ -25,6 +25,7 @@
 
 #include "fakenccl/datatypes.h"
 #include "fakenccl/internal/engine_state.h"
+#include "fakenccl/internal/execution.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
 #include "fakenccl/internal/matching.h"
 
@@ -39,7 +40,12 @@ constexpr std::uint32_t kMagic = 0xFA4EC0C1u;
 constexpr std::uint64_t kCollSlots = 1024;
 constexpr std::uint64_t kP2pSlots = 128;
 constexpr std::uint64_t kDataSlots = 2;
-constexpr std::size_t kStagingBytes = std::size_t{1} << 20;  // per rank, per data slot
+// A staging area (per rank, per data slot) holds kChunkHalves chunks of kChunkBytes: chunk g of
+// a slot (counted over its collectives) uses half g % kChunkHalves, so a rank deposits the next
+// chunk while its peers still read this one.
+constexpr std::size_t kChunkBytes = std::size_t{512} << 10;
+constexpr std::uint64_t kChunkHalves = 2;
+constexpr std::size_t kStagingBytes = kChunkBytes * kChunkHalves;
 constexpr std::size_t kMailboxBytes = std::size_t{256} << 10;  // per ordered pair
 constexpr std::size_t kTextBytes = 480;
 constexpr auto kSlice = std::chrono::milliseconds(10);
@@ -75,9 +81,10 @@ struct Header {
   std::uint32_t init_failed;  // atomic; the error in init_error, the text in init_text
   std::int32_t init_error;
   std::uint32_t formed;   // atomic
-  std::uint32_t epoch;    // futex word (atomic)
+  std::uint32_t epoch;    // futex word (atomic): any state change
   std::uint32_t waiters;  // atomic
-  std::uint32_t pad;
+  std::uint32_t data_epoch;    // futex word (atomic): data moved (a chunk), or any state change
+  std::uint32_t data_waiters;  // atomic
   char init_text[kTextBytes];
   pthread_mutex_t mu;
 };
@@ -368,26 +375,52 @@ ShmComm::~ShmComm() {
   munmap(base_, bytes_);
 }
 
-void ShmComm::Notify() {
-  Header& h = layout_->header();
-  std::atomic_ref<std::uint32_t>(h.epoch).fetch_add(1, std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(h.waiters).load(std::memory_order_seq_cst) != 0) {
-    Futex(&h.epoch, FUTEX_WAKE, INT32_MAX, nullptr);
+namespace {
+
+// Bumps the futex word `word` and wakes its waiters (counted in `waiters`) if any.
+void Bump(std::uint32_t* word, std::uint32_t* waiters) {
+  std::atomic_ref<std::uint32_t>(*word).fetch_add(1, std::memory_order_seq_cst);
+  if (std::atomic_ref<std::uint32_t>(*waiters).load(std::memory_order_seq_cst) != 0) {
+    Futex(word, FUTEX_WAKE, INT32_MAX, nullptr);
   }
 }
 
-void ShmComm::WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice) {
-  Header& h = layout_->header();
-  std::atomic_ref<std::uint32_t> waiters(h.waiters);
-  waiters.fetch_add(1, std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(h.epoch).load(std::memory_order_seq_cst) == seen) {
+// Waits at most `slice` for `word` to differ from `seen` (counted in `waiters` meanwhile).
+void WaitWord(std::uint32_t* word, std::uint32_t* waiters, std::uint32_t seen,
+              std::chrono::milliseconds slice) {
+  std::atomic_ref<std::uint32_t> count(*waiters);
+  count.fetch_add(1, std::memory_order_seq_cst);
+  if (std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_seq_cst) == seen) {
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(slice.count() / 1000);
     ts.tv_nsec = static_cast<long>((slice.count() % 1000) * 1000000);
     Blocked blocked;  // fakecuda/virtual_clock.h: this thread waits inside the fake
-    Futex(&h.epoch, FUTEX_WAIT, seen, &ts);
+    Futex(word, FUTEX_WAIT, seen, &ts);
   }
-  waiters.fetch_sub(1, std::memory_order_seq_cst);
+  count.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+void ShmComm::Notify() {
+  Header& h = layout_->header();
+  Bump(&h.epoch, &h.waiters);
+  Bump(&h.data_epoch, &h.data_waiters);
+}
+
+void ShmComm::NotifyData() {
+  Header& h = layout_->header();
+  Bump(&h.data_epoch, &h.data_waiters);
+}
+
+void ShmComm::WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice) {
+  Header& h = layout_->header();
+  WaitWord(&h.epoch, &h.waiters, seen, slice);
+}
+
+void ShmComm::WaitData(std::uint32_t seen, std::chrono::milliseconds slice) {
+  Header& h = layout_->header();
+  WaitWord(&h.data_epoch, &h.data_waiters, seen, slice);
 }
 
 ncclResult_t ShmComm::Join(const ncclUniqueId& id, int nranks, int rank, int device,
@@ -684,6 +717,18 @@ ncclResult_t ShmComm::PostP2p(int peer, std::uint64_t k, const CallDesc& d,
 
 // ---- Settling and failing ---------------------------------------------------------------------
 
+namespace {
+
+// The failure stored in `f` (read after its failed_seq, acquire).
+void ReadFailure(const Failure& f, ShmFailure* failure) {
+  failure->error = static_cast<ncclResult_t>(f.error);
+  failure->culprit = f.culprit;
+  failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
+  failure->text = f.text;
+}
+
+}  // namespace
+
 void ShmComm::Fail(const ShmTicket& t, ShmFailure* failure) {
   Failure& f = layout_->failure_of(t);
   {
@@ -695,10 +740,7 @@ void ShmComm::Fail(const ShmTicket& t, ShmFailure* failure) {
       CopyText(f.text, failure->text);
       Store(f.failed_seq, t.seq + 1);
     } else {
-      failure->error = static_cast<ncclResult_t>(f.error);
-      failure->culprit = f.culprit;
-      failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
-      failure->text = f.text;
+      ReadFailure(f, failure);
     }
   }
   Notify();
@@ -708,22 +750,10 @@ bool ShmComm::Settled(const ShmTicket& t, ShmFailure* failure) {
   const Layout& l = *layout_;
   const Failure& f = l.failure_of(t);
   if (Load(f.failed_seq) == t.seq + 1) {
-    failure->error = static_cast<ncclResult_t>(f.error);
-    failure->culprit = f.culprit;
-    failure->culprit_error = static_cast<ncclResult_t>(f.culprit_error);
-    failure->text = f.text;
+    ReadFailure(f, failure);
     return true;
   }
-  std::vector<int> who;
-  if (t.p2p) {
-    const P2pSlot& s = l.p2p_slot(t.src, t.dst, t.seq);
-    if (Load(s.posted[0]) != t.seq + 1) who.push_back(t.src);
-    if (Load(s.posted[1]) != t.seq + 1 && t.dst != t.src) who.push_back(t.dst);
-  } else {
-    for (int q = 0; q < nranks_; ++q) {
-      if (Load(l.coll_part(t.seq, q).posted) != t.seq + 1) who.push_back(q);
-    }
-  }
+  const std::vector<int> who = Unposted(t);
   if (who.empty()) return true;
   for (int q : who) {
     const std::int32_t state = Load(l.rank(q).state);
@@ -799,9 +829,10 @@ struct ShmMachine {
   const ShmComm::Entry* entry = nullptr;
   bool finished = false;
   ShmFailure failure;
-  int phase = 0;  // collectives: 0 start, 1 deposit, 2 combine; p2p: 0 start, 1 move
-  std::uint64_t base = 0;
-  std::uint64_t chunk = 0;
+  int phase = 0;  // 0 start, 1 moving
+  std::uint64_t base = 0;     // collectives: the slot's chunk count when this one started
+  std::uint64_t chunk = 0;    // collectives: chunks combined; p2p: chunks moved
+  std::uint64_t deposited = 0;  // collectives: chunks deposited (chunk <= deposited)
   std::uint64_t chunks = 0;
   std::size_t per_chunk = 0;  // elements (collectives) or bytes (p2p) per chunk
   std::byte* in = nullptr;
@@ -854,6 +885,12 @@ void ShmComm::Execute(std::span<const Entry> entries,
     const std::size_t size = TypeSize(d.type);
     const std::size_t block = d.count * size;
     if (m.phase == 0) {
+      if (n == 1 && InPlaceNoOpOnOneRank(d)) {  // moves nothing, translates nothing (in-process too)
+        Store(l.coll_part(seq, me).done, seq + 1);
+        m.finished = true;
+        NotifyData();
+        return true;
+      }
       if (seq >= kDataSlots) {
         for (int q = 0; q < n; ++q) {
           if (Load(l.coll_part(seq - kDataSlots, q).done) < seq - kDataSlots + 1) return false;
@@ -881,44 +918,68 @@ void ShmComm::Execute(std::span<const Entry> entries,
         m.snapshot.assign(m.in, m.in + in_bytes);  // inputs before outputs (invariant 3)
         m.in = m.snapshot.data();
       }
-      // A chunk fills a staging area: one piece of the rank's input, or n (one per destination).
+      // A chunk fills half a staging area: one piece of the rank's input, or n (one per
+      // destination).
       const std::size_t pieces = PerDestination(d.kind) ? static_cast<std::size_t>(n) : 1;
-      m.per_chunk = std::max<std::size_t>(1, kStagingBytes / (pieces * size));
+      m.per_chunk = std::max<std::size_t>(1, kChunkBytes / (pieces * size));
       m.chunks = (d.count + m.per_chunk - 1) / m.per_chunk;
       m.base = Load(l.deposited(slot, me));
       m.phase = 1;
+      if (m.chunks == 0) {  // nothing to move (matching never posts such calls; kept safe)
+        Store(l.coll_part(seq, me).done, seq + 1);
+        m.finished = true;
+        NotifyData();
+      }
       return true;
     }
-    const std::size_t at = m.chunk * m.per_chunk;
-    const std::size_t len = std::min(m.per_chunk, d.count - at);
-    const std::size_t len_bytes = len * size;
-    if (m.phase == 1) {
-      for (int q = 0; q < n; ++q) {
-        if (Load(l.consumed(slot, q)) < m.base + m.chunk) return false;
+    // Chunk c: elements [at, at + len) of each block, in half (base + c) % kChunkHalves.
+    auto chunk_at = [&](std::uint64_t c) { return static_cast<std::size_t>(c) * m.per_chunk; };
+    auto chunk_len = [&](std::uint64_t c) { return std::min(m.per_chunk, d.count - chunk_at(c)); };
+    auto chunk_area = [&](int q, std::uint64_t c) {
+      return l.staging_area(slot, q) + ((m.base + c) % kChunkHalves) * kChunkBytes;
+    };
+    bool moved = false;
+    // Deposit ahead (invariant 3): chunk c once every rank consumed chunk c - kChunkHalves, the
+    // last one in the same half. A rank without input deposits nothing but counts, in step.
+    if (m.deposited < m.chunks && m.deposited < m.chunk + kChunkHalves) {
+      const std::uint64_t c = m.deposited;
+      bool free = true;
+      for (int q = 0; q < n && free; ++q) {
+        free = Load(l.consumed(slot, q)) + kChunkHalves >= m.base + c + 1;
       }
-      std::byte* mine = l.staging_area(slot, me);
-      if (m.in != nullptr) {
-        if (PerDestination(d.kind)) {
-          for (int q = 0; q < n; ++q) {
-            std::memcpy(mine + static_cast<std::size_t>(q) * len_bytes,
-                        m.in + static_cast<std::size_t>(q) * block + at * size, len_bytes);
+      if (free) {
+        if (m.in != nullptr) {
+          const std::size_t at = chunk_at(c);
+          const std::size_t len_bytes = chunk_len(c) * size;
+          std::byte* mine = chunk_area(me, c);
+          if (PerDestination(d.kind)) {
+            for (int q = 0; q < n; ++q) {
+              std::memcpy(mine + static_cast<std::size_t>(q) * len_bytes,
+                          m.in + static_cast<std::size_t>(q) * block + at * size, len_bytes);
+            }
+          } else {
+            std::memcpy(mine, m.in + at * size, len_bytes);
           }
-        } else {
-          std::memcpy(mine, m.in + at * size, len_bytes);
         }
+        Store(l.deposited(slot, me), m.base + c + 1);
+        ++m.deposited;
+        NotifyData();
+        moved = true;
       }
-      Store(l.deposited(slot, me), m.base + m.chunk + 1);
-      Notify();
-      m.phase = 2;
-      return true;
     }
+    if (m.chunk == m.deposited) return moved;
+    // Combine chunk c once every rank deposited it.
+    const std::uint64_t c = m.chunk;
     for (int q = 0; q < n; ++q) {
-      if (Load(l.deposited(slot, q)) < m.base + m.chunk + 1) return false;
+      if (Load(l.deposited(slot, q)) < m.base + c + 1) return moved;
     }
+    const std::size_t at = chunk_at(c);
+    const std::size_t len = chunk_len(c);
+    const std::size_t len_bytes = len * size;
     const auto un = static_cast<std::size_t>(n);
     const auto ume = static_cast<std::size_t>(me);
     const auto root = static_cast<std::size_t>(d.root);
-    auto area = [&](std::size_t q) { return l.staging_area(slot, static_cast<int>(q)); };
+    auto area = [&](std::size_t q) { return chunk_area(static_cast<int>(q), c); };
     if (m.out != nullptr) {
       switch (d.kind) {
         case CallKind::kAllReduce:
@@ -956,14 +1017,12 @@ void ShmComm::Execute(std::span<const Entry> entries,
           break;
       }
     }
-    Store(l.consumed(slot, me), m.base + m.chunk + 1);
+    Store(l.consumed(slot, me), m.base + c + 1);
     if (++m.chunk == m.chunks) {
       Store(l.coll_part(seq, me).done, seq + 1);
       m.finished = true;
-    } else {
-      m.phase = 1;
     }
-    Notify();
+    NotifyData();
     return true;
   };
   auto step_p2p = [&](ShmMachine& m, std::size_t index) -> bool {
@@ -993,7 +1052,7 @@ void ShmComm::Execute(std::span<const Entry> entries,
     if (m.chunk == m.chunks) {
       Store(s.done[t.send ? 0 : 1], t.seq + 1);
       m.finished = true;
-      Notify();
+      NotifyData();
       return true;
     }
     const std::size_t at = m.chunk * kMailboxBytes;
@@ -1014,13 +1073,18 @@ void ShmComm::Execute(std::span<const Entry> entries,
       Store(received, Load(received) + 1);
     }
     ++m.chunk;
-    Notify();
+    NotifyData();
     return true;
   };
 
-  std::size_t spins = 0;
+  // Waiting for a peer: yield (re-reading the counters between yields) for up to kYieldFor,
+  // then sleep on data_epoch. Yielding beat spinning on the 2-core machine of docs/fakenccl.md:
+  // a spinning rank took the core its peer (or its peer's other threads) needed.
+  constexpr auto kYieldFor = std::chrono::microseconds(100);
+  std::chrono::steady_clock::time_point idle_since{};
+  bool idle = false;
   for (;;) {
-    const std::uint32_t seen = std::atomic_ref<std::uint32_t>(l.header().epoch).load();
+    const std::uint32_t seen = std::atomic_ref<std::uint32_t>(l.header().data_epoch).load();
     bool moved = false;
     bool all = true;
     for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -1040,10 +1104,15 @@ void ShmComm::Execute(std::span<const Entry> entries,
     }
     if (all) break;
     if (moved) {
-      spins = 0;
+      idle = false;
       continue;
     }
-    if (++spins < 64) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!idle) {
+      idle = true;
+      idle_since = now;
+    }
+    if (now - idle_since < kYieldFor) {
       std::this_thread::yield();
       continue;
     }
@@ -1078,8 +1147,8 @@ void ShmComm::Execute(std::span<const Entry> entries,
         finish(m, std::move(f));
       }
     }
-    WaitEpoch(seen, std::chrono::milliseconds(1));
-    spins = 0;
+    WaitData(seen, std::chrono::milliseconds(1));
+    idle = false;
   }
   results->clear();
   for (ShmMachine& m : ms) results->push_back(std::move(m.failure));

@@ -6,8 +6,10 @@
 // The segment (one per communicator; "/fakenccl.<pid>.<hex>", pid: the process that made the id)
 // holds, all fixed-size and computed from nranks:
 //   - a header: the init rendezvous (nranks, ranks joined, a failure text), a process-shared
-//     robust mutex (guards every write below that is not one rank's own counter), and the
-//     `epoch`, a futex word bumped (and woken) at every state change a peer may wait for;
+//     robust mutex (guards every write below that is not one rank's own counter), the `epoch`,
+//     a futex word bumped (and woken) at every state change a peer may wait for, and the
+//     `data_epoch`, bumped at those and at every chunk of data moved (only ranks moving data
+//     wait on it, so a chunk wakes no watcher);
 //   - per rank: pid and process start time (liveness), device, and its state (live, destroyed,
 //     aborted, died; a rank's death is written by a survivor's watcher);
 //   - a ring of kCollSlots collective descriptors (the k-th collective of every rank meets in
@@ -15,9 +17,10 @@
 //     descriptors (the k-th send from src to dst meets the k-th receive), each with its failure
 //     (error, culprit, text) and per-rank `done` marks;
 //   - data: kDataSlots staging areas of kStagingBytes per rank for collectives (collective k
-//     uses area k % kDataSlots, once every rank finished collective k - kDataSlots), and one
-//     mailbox per ordered pair for point-to-point data; per-rank monotonic chunk counters
-//     (deposited, consumed; sent, received) order the chunks.
+//     uses area k % kDataSlots, once every rank finished collective k - kDataSlots), each in
+//     kChunkHalves halves of kChunkBytes (chunk g of an area, counted over its collectives, uses
+//     half g % kChunkHalves), and one mailbox per ordered pair for point-to-point data;
+//     per-rank monotonic chunk counters (deposited, consumed; sent, received) order the chunks.
 //
 // Invariants:
 //  1. The segment is unlinked as soon as every rank has mapped it (the last rank to join
@@ -30,14 +33,19 @@
 //     `posted` mark (release); matching compares it with the marks already posted (the same
 //     checks and texts as the in-process engine: SameCollective, DescribeCall). A slot that
 //     fails keeps its first failure; readers check `failed` (acquire) before its text.
-//  3. Data moves in chunks of at most kStagingBytes per rank: a rank deposits its chunk into its
-//     own staging area, waits until every rank deposited the same chunk, computes its own
-//     outputs from the staging areas with fakenccl's reductions (datatypes.h: the same
-//     arithmetic, in rank order), then marks the chunk consumed; the next chunk is deposited
-//     only when every rank consumed the previous one. Each rank writes only its own device
-//     memory; a rank's inputs are read before any of its outputs that overlap them are written
-//     (a snapshot when the overlap is not the in-place pattern that chunking keeps safe).
-//  4. Every wait is a futex wait on `epoch` of at most 10 ms, after which the waiter checks its
+//  3. Data moves in chunks of at most kChunkBytes per rank: a rank deposits chunk g into its
+//     half of its own staging area once every rank consumed chunk g - kChunkHalves (the last
+//     one in that half), so it may deposit the next chunk while its peers still read this one;
+//     it computes its own outputs of chunk g from the staging areas only once every rank
+//     deposited chunk g, with fakenccl's reductions (datatypes.h: the same arithmetic, in rank
+//     order), then marks chunk g consumed. Each rank writes only its own device memory; a
+//     rank's inputs are read before any of its outputs that overlap them are written (a
+//     snapshot when the overlap is not the in-place pattern that chunking keeps safe: chunk g's
+//     outputs never overlap the inputs of a later chunk, read at a later deposit). The
+//     in-place collective of a one-rank communicator that NCCL's one-rank path skips moves
+//     nothing (InPlaceNoOpOnOneRank, as in-process).
+//  4. Every wait is a futex wait on `epoch` of at most 10 ms (on `data_epoch`, of at most 1 ms
+//     after up to 100 us of yields, while moving data), after which the waiter checks its
 //     deadline (the wall-clock backstop) and the liveness of the ranks it waits for: a dead
 //     process (gone from /proc, a zombie, or a reused pid) fails the wait at once with
 //     ncclRemoteError naming the rank and its pid. Nothing waits forever.
@@ -161,8 +169,10 @@ class ShmComm {
   ShmComm(int nranks, int rank, void* base, std::size_t bytes, std::string name);
   void WatchLoop();
   bool CheckPeers();  // marks dead peers; true when one was newly marked
-  void Notify();
+  void Notify();      // a state change: wakes every waiter (and the watchers)
+  void NotifyData();  // data moved: wakes the waiters of data_epoch only (Execute's)
   void WaitEpoch(std::uint32_t seen, std::chrono::milliseconds slice);
+  void WaitData(std::uint32_t seen, std::chrono::milliseconds slice);
   std::string DescribeGone(int r);
 
   const int nranks_;

@@ -404,6 +404,20 @@ Status ChannelLife(Device& device, bool* created) {
   return freed;
 }
 
+// Arms one step of a fault sweep: counters reset and rules cleared; on process `faulty` (when
+// this is `rank`), its n-th fakenccl call fails with ncclSystemError.
+::testing::AssertionResult ArmSweepFault(fakenccl::NcclFaultInjector& faults, int rank,
+                                         int faulty, std::uint64_t n) {
+  faults.ClearRules();
+  faults.ResetCounters();
+  if (rank != faulty) return ::testing::AssertionSuccess();
+  std::string error;
+  if (!faults.AddRulesFromSpec(StrCat("*:nth:", n, ":ncclSystemError"), &error)) {
+    return ::testing::AssertionFailure() << error;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // The fault sweep: on each process in turn, the n-th fakenccl call of a channel's life fails
 // (ncclSystemError), for n = 1, 2, ... until the life makes fewer than n calls there. Every
 // process must take the same decision about the creation (all made the channel or none did), a
@@ -419,13 +433,7 @@ TEST_F(MpiDeviceChannelTest, FaultSweepOneProcesssCallsFailInTurn) {
     for (std::uint64_t n = 1;; ++n) {
       SCOPED_TRACE(StrCat("call ", n, " of process ", faulty, " fails"));
       ASSERT_LT(n, 100u) << "the sweep does not end";
-      faults.ClearRules();
-      faults.ResetCounters();
-      if (rank_ == faulty) {
-        std::string error;
-        ASSERT_TRUE(faults.AddRulesFromSpec(StrCat("*:nth:", n, ":ncclSystemError"), &error))
-            << error;
-      }
+      ASSERT_TRUE(ArmSweepFault(faults, rank_, faulty, n));
       bool created = false;
       const Status life = ChannelLife(*device_, &created);
       const bool fired = faults.injected() > 0;
@@ -638,13 +646,7 @@ TEST_F(MpiCrossProcessSweepTest, FaultSweepOneProcesssCallsFailInTurnOnAChannelO
     for (std::uint64_t n = 1;; ++n) {
       SCOPED_TRACE(StrCat("call ", n, " of process ", faulty, " fails"));
       ASSERT_LT(n, 100u) << "the sweep does not end";
-      faults.ClearRules();
-      faults.ResetCounters();
-      if (rank_ == faulty) {
-        std::string error;
-        ASSERT_TRUE(faults.AddRulesFromSpec(StrCat("*:nth:", n, ":ncclSystemError"), &error))
-            << error;
-      }
+      ASSERT_TRUE(ArmSweepFault(faults, rank_, faulty, n));
       bool created = false;
       const Status life = WorldChannelLife(*device_, &created);
       const bool fired = faults.injected() > 0;

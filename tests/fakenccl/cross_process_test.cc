@@ -17,6 +17,8 @@
 //                 faulty one sees the error, and /dev/shm stays clean.
 //   StaleSegment  a rank killed while it waits for the others during initialization leaves the
 //                 segment; the next initialization's sweep removes it.
+//   OneRank       (in this process) a one-rank communicator across processes moves nothing for an
+//                 in-place collective, as in-process: NULL succeeds.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -239,6 +241,42 @@ TEST(CrossProcessTest, ASegmentLeftByAKilledInitializationIsSweptByTheNext) {
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_TRUE(SegmentExists(id)) << "the killed rank's segment should still be there";
   EXPECT_GE(fakenccl::internal::StaleSegmentSweep(), 1);
+  EXPECT_FALSE(SegmentExists(id));
+}
+
+// docs/driver_facts.md, "NCCL 2.28.3, one rank on one GPU": on one rank an in-place collective
+// moves nothing and translates no pointer, so NULL succeeds; a communicator across processes of
+// one rank (here, in this process) takes the same path as the in-process one.
+TEST(CrossProcessTest, OneRankInPlaceMovesNothingSoNullSucceeds) {
+  NcclBackendOptions options;
+  options.nccl.cross_process = true;
+  std::string unavailable;
+  std::string error;
+  std::unique_ptr<NcclBackend> backend = NcclBackend::Create("fake", options, &unavailable, &error);
+  ASSERT_NE(backend, nullptr) << error << unavailable;
+  RankThreads thread(backend->cuda(), std::vector<int>{0});
+  ASSERT_TRUE(thread.ok());
+  ncclUniqueId id{};
+  ASSERT_EQ(backend->nccl().ncclGetUniqueId(&id), ncclSuccess);
+  ASSERT_TRUE(fakenccl::internal::IsShmUniqueId(id));
+  thread.RunOn(0, [&] {
+    const NcclApi& nccl = backend->nccl();
+    auto stream = reinterpret_cast<cudaStream_t>(thread.stream(0));
+    ncclComm_t comm = nullptr;
+    ASSERT_EQ(nccl.ncclCommInitRank(&comm, 1, id, 0), ncclSuccess);
+    EXPECT_EQ(nccl.ncclAllReduce(nullptr, nullptr, 1024, ncclFloat32, ncclSum, comm, stream),
+              ncclSuccess);
+    EXPECT_EQ(nccl.ncclBroadcast(nullptr, nullptr, 1024, ncclFloat32, 0, comm, stream),
+              ncclSuccess);
+    EXPECT_EQ(nccl.ncclAllGather(nullptr, nullptr, 1024, ncclFloat32, comm, stream), ncclSuccess);
+    EXPECT_EQ(nccl.ncclReduceScatter(nullptr, nullptr, 1024, ncclFloat32, ncclSum, comm, stream),
+              ncclSuccess);
+    EXPECT_EQ(backend->cuda().cuStreamSynchronize(thread.stream(0)), CUDA_SUCCESS);
+    ncclResult_t async = ncclInternalError;
+    EXPECT_EQ(nccl.ncclCommGetAsyncError(comm, &async), ncclSuccess);
+    EXPECT_EQ(async, ncclSuccess) << nccl.ncclGetLastError(comm);
+    EXPECT_EQ(nccl.ncclCommDestroy(comm), ncclSuccess);
+  });
   EXPECT_FALSE(SegmentExists(id));
 }
 
@@ -503,15 +541,22 @@ int RunCollectives(RankProcess& p) {
   return p.failures() == 0 ? 0 : 1;
 }
 
+// On p's thread: joins the communicator and allocates a 64-byte buffer; false (a failure
+// counted) when the join fails.
+bool JoinWithBuffer(RankProcess& p, ncclComm_t* comm, CUdeviceptr* buf) {
+  if (p.nccl().ncclCommInitRank(comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
+    p.Fail("ncclCommInitRank");
+    return false;
+  }
+  p.cuda().cuMemAlloc(buf, 64);
+  return true;
+}
+
 int RunMismatch(RankProcess& p) {
   p.On([&] {
     ncclComm_t comm = nullptr;
-    if (p.nccl().ncclCommInitRank(&comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
-      p.Fail("ncclCommInitRank");
-      return;
-    }
     CUdeviceptr buf = 0;
-    p.cuda().cuMemAlloc(&buf, 64);
+    if (!JoinWithBuffer(p, &comm, &buf)) return;
     const std::size_t count = p.rank() == p.n() - 1 ? 9 : 8;
     p.Check(p.nccl().ncclAllReduce(reinterpret_cast<void*>(buf), reinterpret_cast<void*>(buf),
                                    count, ncclFloat32, ncclSum, comm, p.cs()) == ncclSuccess,
@@ -541,12 +586,8 @@ int RunMismatch(RankProcess& p) {
 int RunDeath(RankProcess& p) {
   p.On([&] {
     ncclComm_t comm = nullptr;
-    if (p.nccl().ncclCommInitRank(&comm, p.n(), p.id(), p.rank()) != ncclSuccess) {
-      p.Fail("ncclCommInitRank");
-      return;
-    }
     CUdeviceptr buf = 0;
-    p.cuda().cuMemAlloc(&buf, 64);
+    if (!JoinWithBuffer(p, &comm, &buf)) return;
     p.nccl().ncclAllReduce(reinterpret_cast<void*>(buf), reinterpret_cast<void*>(buf), 16,
                            ncclFloat32, ncclSum, comm, p.cs());
     p.Check(p.cuda().cuStreamSynchronize(p.stream()) == CUDA_SUCCESS, "first all-reduce");
