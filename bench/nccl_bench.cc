@@ -310,26 +310,6 @@ bool ReadAll(int fd, void* data, std::size_t n) {
   return true;
 }
 
-std::string IdToHex(const ncclUniqueId& id) {
-  std::string out;
-  char buf[3];
-  for (char c : id.internal) {
-    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned char>(c));
-    out += buf;
-  }
-  return out;
-}
-
-ncclUniqueId HexToId(const char* hex) {
-  ncclUniqueId id{};
-  for (std::size_t i = 0; i < sizeof(id.internal) && hex[2 * i] != '\0'; ++i) {
-    unsigned v = 0;
-    std::sscanf(hex + 2 * i, "%2x", &v);
-    id.internal[i] = static_cast<char>(v);
-  }
-  return id;
-}
-
 // Starts rank `rank` of `nranks` as a child; returns its pid (or -1) and its socket in *fd.
 pid_t SpawnRank(int rank, int nranks, const ncclUniqueId& id, int* fd) {
   *fd = -1;
@@ -348,7 +328,7 @@ pid_t SpawnRank(int rank, int nranks, const ncclUniqueId& id, int* fd) {
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
   env_strings.push_back(std::string(kChildEnv) + "=" + std::to_string(rank) + " " +
                         std::to_string(nranks) + " " + std::to_string(getpid()) + " " +
-                        IdToHex(id));
+                        fakenccl::UniqueIdToHex(id));
   std::vector<char*> envp;
   for (std::string& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -495,7 +475,9 @@ int ChildMain(const char* spec) {
   SetupBuffers(&w, 1, rank % kFakeDevices);
   if (!w.unavailable.empty()) return 4;
   w.cuda->cuCtxPushCurrent(w.ctx[0]);
-  if (w.nccl->ncclCommInitRank(&w.comms[0], nranks, HexToId(hex), rank) != ncclSuccess) return 5;
+  ncclUniqueId id{};
+  if (!fakenccl::UniqueIdFromHex(hex, &id)) return 2;
+  if (w.nccl->ncclCommInitRank(&w.comms[0], nranks, id, rank) != ncclSuccess) return 5;
   Command command{};
   while (ReadAll(kChildFd, &command, sizeof(command)) && command.exit == 0) {
     const bool ok = Issue(w, 0, static_cast<std::size_t>(rank), command.coll, command.count,

@@ -110,4 +110,35 @@ void FillNcclApi(cuhal::NcclApi* api) {
 #undef CUHAL_NCCL_PFN
 }
 
+std::string UniqueIdToHex(const ncclUniqueId& id) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * sizeof(id.internal));
+  for (char c : id.internal) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 0xf];
+  }
+  return out;
+}
+
+bool UniqueIdFromHex(std::string_view hex, ncclUniqueId* id) {
+  if (hex.size() != 2 * sizeof(id->internal)) return false;
+  const auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  ncclUniqueId parsed{};
+  for (std::size_t i = 0; i < sizeof(parsed.internal); ++i) {
+    const int hi = digit(hex[2 * i]);
+    const int lo = digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    parsed.internal[i] = static_cast<char>((hi << 4) | lo);
+  }
+  *id = parsed;
+  return true;
+}
+
 }  // namespace fakenccl

@@ -71,6 +71,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "core/base/mutex.h"
 #include "core/symbols/nccl_api.h"
@@ -196,6 +197,14 @@ class ScopedNccl {
 // Fills every entry of `api` with fakenccl's entry points (they serve the installed FakeNccl).
 // The table stays valid for the life of the process.
 void FillNcclApi(cuhal::NcclApi* api);
+
+// An ncclUniqueId as text, to hand it to another process (its environment or arguments), as
+// programs that start their ranks themselves do with a communicator across processes: 256
+// lowercase hex digits, two per byte of id.internal.
+std::string UniqueIdToHex(const ncclUniqueId& id);
+// Parses UniqueIdToHex's text into *id: false, and *id untouched, unless `hex` is exactly 256 hex
+// digits.
+bool UniqueIdFromHex(std::string_view hex, ncclUniqueId* id);
 
 }  // namespace fakenccl
 

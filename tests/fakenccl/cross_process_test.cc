@@ -45,26 +45,6 @@ namespace {
 
 // ---- The parent's side ------------------------------------------------------------------------
 
-std::string IdToHex(const ncclUniqueId& id) {
-  std::string out;
-  char buf[3];
-  for (char c : id.internal) {
-    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned char>(c));
-    out += buf;
-  }
-  return out;
-}
-
-ncclUniqueId HexToId(const char* hex) {
-  ncclUniqueId id{};
-  for (std::size_t i = 0; i < sizeof(id.internal) && hex[2 * i] != '\0'; ++i) {
-    unsigned v = 0;
-    std::sscanf(hex + 2 * i, "%2x", &v);
-    id.internal[i] = static_cast<char>(v);
-  }
-  return id;
-}
-
 ncclUniqueId NewCrossProcessId() {
   fakenccl::NcclOptions options;
   options.cross_process = true;
@@ -100,7 +80,7 @@ std::vector<Child> RunRanks(const std::string& job, int nranks, const ncclUnique
   for (int r : only) {
     std::vector<std::string> env_strings;
     for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-    env_strings.push_back("CUHAL_XP_ID=" + IdToHex(id));
+    env_strings.push_back("CUHAL_XP_ID=" + fakenccl::UniqueIdToHex(id));
     env_strings.push_back("CUHAL_XP_RANK=" + std::to_string(r));
     env_strings.push_back("CUHAL_XP_NRANKS=" + std::to_string(nranks));
     env_strings.push_back("CUHAL_XP_FAULT=" + fault);
@@ -218,7 +198,7 @@ TEST(CrossProcessTest, ASegmentLeftByAKilledInitializationIsSweptByTheNext) {
   ASSERT_GT(readlink("/proc/self/exe", exe, sizeof(exe) - 1), 0);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-  env_strings.push_back("CUHAL_XP_ID=" + IdToHex(id));
+  env_strings.push_back("CUHAL_XP_ID=" + fakenccl::UniqueIdToHex(id));
   env_strings.push_back("CUHAL_XP_RANK=0");
   env_strings.push_back("CUHAL_XP_NRANKS=2");
   env_strings.push_back("CUHAL_XP_FAULT=");
@@ -287,7 +267,12 @@ TEST(CrossProcessTest, OneRankInPlaceMovesNothingSoNullSucceeds) {
 class RankProcess {
  public:
   RankProcess(int wall_timeout_ms, const std::string& fault) {
-    id_ = HexToId(std::getenv("CUHAL_XP_ID"));
+    const char* hex = std::getenv("CUHAL_XP_ID");
+    if (hex == nullptr || !fakenccl::UniqueIdFromHex(hex, &id_)) {
+      std::fprintf(stderr, "rank process: CUHAL_XP_ID is not an ncclUniqueId in hex: %s\n",
+                   hex == nullptr ? "(unset)" : hex);
+      ++failures_;
+    }
     rank_ = std::atoi(std::getenv("CUHAL_XP_RANK"));
     n_ = std::atoi(std::getenv("CUHAL_XP_NRANKS"));
     NcclBackendOptions options;

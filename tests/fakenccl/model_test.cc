@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -962,6 +963,31 @@ TEST(NcclDatatypesTest, ReductionSemantics) {
   // float average over 4 ranks.
   EXPECT_EQ(ReduceOf<float>(ncclFloat32, ReduceKind::kAvg, {{1.f}, {2.f}, {3.f}, {6.f}}),
             std::vector<float>{3.0f});
+}
+
+// The text form of an id that programs hand to their rank processes: every byte survives the
+// round trip, and anything but 256 hex digits is refused without touching the id.
+TEST(NcclUniqueIdHexTest, RoundTripsEveryByteAndRefusesBadText) {
+  ncclUniqueId id{};
+  for (std::size_t i = 0; i < sizeof(id.internal); ++i) id.internal[i] = static_cast<char>(i * 7);
+  const std::string hex = fakenccl::UniqueIdToHex(id);
+  ASSERT_EQ(hex.size(), 256u);
+  EXPECT_EQ(hex.substr(0, 6), "00070e");
+  ncclUniqueId back{};
+  ASSERT_TRUE(fakenccl::UniqueIdFromHex(hex, &back));
+  EXPECT_EQ(std::memcmp(back.internal, id.internal, sizeof(id.internal)), 0);
+  std::string upper = hex;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_TRUE(fakenccl::UniqueIdFromHex(upper, &back));
+  EXPECT_EQ(std::memcmp(back.internal, id.internal, sizeof(id.internal)), 0);
+
+  ncclUniqueId untouched{};
+  untouched.internal[0] = 42;
+  for (const std::string& bad : {std::string(), hex.substr(0, 254), hex + "00",
+                                 hex.substr(0, 10) + "zz" + hex.substr(12)}) {
+    EXPECT_FALSE(fakenccl::UniqueIdFromHex(bad, &untouched)) << bad;
+    EXPECT_EQ(untouched.internal[0], 42);
+  }
 }
 
 }  // namespace
