@@ -39,11 +39,14 @@
 // submission <= 2 us of host time; a queue-to-queue wait makes no host round trip
 // (BM_QueueToQueueWait: host_syncs=0, cuStreamWaitEvent=1, deferred=0).
 //
-// The submission benchmarks run three times: worker:1/poll_us:0 is the default device
+// The submission benchmarks run five times: worker:1/poll_us:0 is the default device
 // (DeviceParams::worker_enqueues_host_functions: the device's worker enqueues the completion
 // host functions), worker:0 has the submitting thread enqueue one whenever its queue has none
 // pending, worker:1/poll_us:20 is the polling mode (DeviceParams::completion_poll_interval: no
-// host function at all; the worker queries the events every 20 us). BM_DriverEventRecord and
+// host function at all; the worker queries the events every 20 us). on_worker:1 is
+// DeviceParams::issue_on_worker: the submitting thread hands each operation to the worker, which
+// makes every driver call (the per-operation counters count them on every thread; the CPU column
+// is the submitting thread's alone). BM_DriverEventRecord and
 // BM_DriverLaunchHostFunc time the two driver calls alone (no core code); BM_DriverAllocaFloor,
 // BM_DriverDeallocaFloor and BM_DriverExecuteFloor make exactly the driver calls a ready Alloca /
 // Dealloca / Execute makes on its thread (the work's calls and the completion event's record),
@@ -54,6 +57,7 @@
 // starts again. The device's event pool holds kEventPoolCapacity >= kBatch events, so the steady
 // state creates no event.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <benchmark/benchmark.h>
 #include <cuda.h>
@@ -183,7 +187,7 @@ class Fixture {
   // `worker_enqueues`: DeviceParams::worker_enqueues_host_functions; `poll_us`:
   // DeviceParams::completion_poll_interval in microseconds.
   Fixture(benchmark::State& state, const BackendKind& kind, bool worker_enqueues = true,
-          std::int64_t poll_us = 0)
+          std::int64_t poll_us = 0, bool issue_on_worker = false)
       : state_(state), kind_(kind) {
     const Backend& b = kind.backend();
     if (!b.unavailable.empty()) {
@@ -199,6 +203,7 @@ class Fixture {
     params.event_pool_capacity = kEventPoolCapacity;
     params.worker_enqueues_host_functions = worker_enqueues;
     params.completion_poll_interval = std::chrono::microseconds(poll_us);
+    params.issue_on_worker = issue_on_worker;
     auto device = Device::Create(*driver_, 0, params);
     if (!Check(device.status(), "creating device 0")) return;
     device_ = std::move(device).value();
@@ -340,16 +345,31 @@ class Fixture {
 
 // Runs `submit(value)` once per iteration with value 1, 2, ...; every kBatch iterations stops the
 // clock and calls `drain(value)` (wait for the batch, release what it holds).
+// CPU time of the whole process (every thread: the submitting one, the device's worker, the
+// driver's own) in nanoseconds.
+double ProcessCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+// Also reports all_cpu_ns: the process's CPU time per iteration over the whole loop, drains
+// included (an upper bound on what one operation costs the host on every thread together, since
+// the drains also wait and prepare the next batch). With DeviceParams::issue_on_worker the CPU
+// column is the submitting thread's share only; all_cpu_ns is the total.
 template <typename Submit, typename Drain>
 void BatchedLoop(benchmark::State& state, Fixture& f, Submit submit, Drain drain) {
   std::uint64_t value = 0;
   int in_batch = 0;
+  const double cpu_started = ProcessCpuNs();
   f.StartCounting();
   for (auto _ : state) {
     ++value;
     if (!submit(value)) break;
     if (++in_batch == kBatch) {
       state.PauseTiming();
+      // With issue_on_worker the batch's driver calls are the worker's: counted once it made them.
+      f.device().queue_scheduler().WaitForIssued();
       f.StopCounting();
       if (!drain(value)) break;
       in_batch = 0;
@@ -357,8 +377,13 @@ void BatchedLoop(benchmark::State& state, Fixture& f, Submit submit, Drain drain
       state.ResumeTiming();
     }
   }
+  if (f.ok()) f.device().queue_scheduler().WaitForIssued();
   f.StopCounting();
   if (f.ok()) drain(value);
+  if (state.iterations() != 0) {
+    state.counters["all_cpu_ns"] =
+        (ProcessCpuNs() - cpu_started) / static_cast<double>(state.iterations());
+  }
 }
 
 cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60)); }
@@ -369,7 +394,7 @@ cuhal::Deadline Bound() { return cuhal::DeadlineAfter(std::chrono::seconds(60));
 // cuMemAllocFromPoolAsync and cuEventRecord on the caller's thread (cuLaunchHostFunc only when
 // the queue has no host function pending: about once per batch, see core/device/queue_scheduler.h).
 void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1), state.range(2) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::vector<Buffer> live;
@@ -400,7 +425,7 @@ void BM_SubmitReadyAlloca(benchmark::State& state, const BackendKind* kind) {
 // cuEventRecord (and a shared cuLaunchHostFunc). The buffers are allocated (Alloca) while the
 // clock stops.
 void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1), state.range(2) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   std::shared_ptr<Semaphore> made = f.NewSemaphore();
@@ -440,7 +465,7 @@ void BM_SubmitReadyDealloca(benchmark::State& state, const BackendKind* kind) {
 // cuLaunchHostFunc). The
 // batches are recorded while the clock stops.
 void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1), state.range(2) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Buffer* a = f.NewBuffer(kSmallBytes);
@@ -479,7 +504,7 @@ void BM_SubmitReadyExecute(benchmark::State& state, const BackendKind* kind) {
 // Queue::Barrier, nothing to wait for, signalling S = n: cuEventRecord (and a shared
 // cuLaunchHostFunc).
 void BM_SubmitReadyBarrier(benchmark::State& state, const BackendKind* kind) {
-  Fixture f(state, *kind, state.range(0) != 0, state.range(1));
+  Fixture f(state, *kind, state.range(0) != 0, state.range(1), state.range(2) != 0);
   if (!f.ok()) return;
   std::shared_ptr<Semaphore> s = f.NewSemaphore();
   Queue& q = f.queue(0);
@@ -917,25 +942,33 @@ void RegisterAll() {
   for (const BackendKind* k : {&kFake, &kReal}) {
     const std::string suffix = std::string("/") + k->name;
     benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca, k)
-        ->ArgNames({"worker", "poll_us"})
-        ->Args({1, 0})
-        ->Args({0, 0})
-        ->Args({1, 20});
+        ->ArgNames({"worker", "poll_us", "on_worker"})
+        ->Args({1, 0, 0})
+        ->Args({0, 0, 0})
+        ->Args({1, 20, 0})
+        ->Args({1, 0, 1})
+        ->Args({1, 20, 1});
     benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(), BM_SubmitReadyDealloca, k)
-        ->ArgNames({"worker", "poll_us"})
-        ->Args({1, 0})
-        ->Args({0, 0})
-        ->Args({1, 20});
+        ->ArgNames({"worker", "poll_us", "on_worker"})
+        ->Args({1, 0, 0})
+        ->Args({0, 0, 0})
+        ->Args({1, 20, 0})
+        ->Args({1, 0, 1})
+        ->Args({1, 20, 1});
     benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(), BM_SubmitReadyExecute, k)
-        ->ArgNames({"worker", "poll_us"})
-        ->Args({1, 0})
-        ->Args({0, 0})
-        ->Args({1, 20});
+        ->ArgNames({"worker", "poll_us", "on_worker"})
+        ->Args({1, 0, 0})
+        ->Args({0, 0, 0})
+        ->Args({1, 20, 0})
+        ->Args({1, 0, 1})
+        ->Args({1, 20, 1});
     benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(), BM_SubmitReadyBarrier, k)
-        ->ArgNames({"worker", "poll_us"})
-        ->Args({1, 0})
-        ->Args({0, 0})
-        ->Args({1, 20});
+        ->ArgNames({"worker", "poll_us", "on_worker"})
+        ->Args({1, 0, 0})
+        ->Args({0, 0, 0})
+        ->Args({1, 20, 0})
+        ->Args({1, 0, 1})
+        ->Args({1, 20, 1});
     benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
     benchmark::RegisterBenchmark(("BM_DriverEventRecord" + suffix).c_str(), BM_DriverEventRecord,
                                  k);

@@ -34,7 +34,7 @@ if [ "${CUHAL_QUEUE_JEMALLOC:-0}" = 1 ]; then
   JE=$(find $J -name 'libjemalloc.so.2' | head -1)
   if [ -n "$JE" ]; then
     LD_PRELOAD=$JE timeout 200 build/queue/bench/queue_bench \
-      --benchmark_filter='(SubmitReady).*worker:1/real' \
+      --benchmark_filter='(SubmitReady).*worker:1/poll_us:0/on_worker:0/real' \
       --benchmark_min_time=0.1s --benchmark_repetitions=3 \
       --benchmark_report_aggregates_only=true > "$OUT/queue_bench_jemalloc.txt" 2>&1
     echo "queue_bench (jemalloc) rc $? at $((SECONDS-T0)) s"

@@ -72,7 +72,8 @@ Status Device::CreateResources() {
                                                 params_.batch_completions,
                                                 params_.worker_enqueues_host_functions,
                                                 params_.event_pool_capacity,
-                                                params_.completion_poll_interval);
+                                                params_.completion_poll_interval,
+                                                params_.issue_on_worker);
   for (const std::unique_ptr<Queue>& queue : queues_) {
     queue->device_ = this;
     queue->scheduler_ = scheduler_.get();

@@ -64,6 +64,19 @@ struct DeviceParams {
   // submission after recycling"). Costs: the worker wakes every interval while work is in
   // flight, and a signal reaches the host up to one interval late. In [0, 1 s].
   std::chrono::microseconds completion_poll_interval{0};
+  // Which thread issues queue operations (Queue::Alloca, Dealloca, Execute, Barrier). false (the
+  // default): the submitting thread issues a ready operation itself (its driver calls, from the
+  // device-side waits to the completion event's record), so a failed driver call is returned by
+  // the submission; only deferred operations reach the worker. true: the submitting thread
+  // checks the operation, retains its semaphores and hands it to the device's worker, which
+  // issues it (IREE HIP's dispatch thread): a submission makes no driver call, and its host cost
+  // is the hand-over (docs/driver_facts.md, "Queue submission on the worker"). The driver calls'
+  // own cost moves to the worker, which, after issuing, spins up to 50 us for more before it
+  // sleeps, so that a steady stream of submissions pays no wake-up each. Then a failed driver
+  // call reaches the signal semaphores only (and an Alloca's buffer:
+  // Buffer::allocation_status()), and an Alloca's buffer gets its address when the worker makes
+  // it (Buffer::device_ptr() waits for the worker, never for the device).
+  bool issue_on_worker = false;
   // The target of command buffers made by Device::CreateCommandBuffer without one: kStream
   // (direct submission) or kGraph (CUDA graphs, instantiated once and re-launched).
   CommandTargetKind command_target = CommandTargetKind::kStream;

@@ -18,6 +18,24 @@ namespace {
 
 constexpr char kEnterContext[] = "making the device's context current";
 
+// Fails a worker-made Alloca's PendingAllocation when the operation is dropped before its work
+// made the allocation (a failed wait, teardown, a refused submission), so that its buffer never
+// waits forever. Does nothing once the allocation was completed.
+struct PendingGuard {
+  PendingGuard(std::shared_ptr<PendingAllocation> p, QueueOpLabel l)
+      : pending(std::move(p)), label(l) {}
+  PendingGuard(const PendingGuard&) = delete;
+  PendingGuard& operator=(const PendingGuard&) = delete;
+  ~PendingGuard() {
+    if (pending->done()) return;
+    pending->Complete(AbortedError(StrCat(label.ToString(),
+                                          ": the operation failed before its memory was "
+                                          "allocated (its signal semaphores say why)")));
+  }
+  std::shared_ptr<PendingAllocation> pending;
+  QueueOpLabel label;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Queue>> Queue::Create(const CudaApi* api, CUcontext context, int index) {
@@ -154,7 +172,11 @@ Status Queue::ReadRange(CUdeviceptr source, std::span<std::byte> target) {
 Status Queue::Synchronize() {
   // The host function that reports what was enqueued goes on the stream first (the worker may
   // not have enqueued it yet), so that the synchronized stream has run it.
-  if (scheduler_ != nullptr) scheduler_->EnqueuePendingCompletion(this);
+  // With DeviceParams::issue_on_worker, what was submitted before is issued by the worker first.
+  if (scheduler_ != nullptr) {
+    scheduler_->WaitForIssued();
+    scheduler_->EnqueuePendingCompletion(this);
+  }
   return CUHAL_CU(api_, cuStreamSynchronize, stream_.get())
       .AddContext(StrCat("synchronizing queue ", index_));
 }
@@ -207,6 +229,27 @@ StatusOr<Buffer> Queue::Alloca(SemaphoreList waits, SemaphoreList signals, Memor
   BufferParams p = params;
   Buffer result;
   std::unique_ptr<QueueAction> action = NewAction(*scheduler_, label, this, waits, signals);
+  if (ordered && scheduler_->issue_on_worker()) {
+    // The worker makes the allocation; the buffer exists now, its address once it is made
+    // (PendingAllocation). What the caller could get wrong is refused now, as it would be below.
+    p.pool = pool;
+    if (BufferCompatibility c = allocator.QueryCompatibility(p, size); !c.allocatable) {
+      return Status(c.refusal_code, StrCat(what(), ": ", c.refusal));
+    }
+    auto pending = std::make_shared<PendingAllocation>();
+    action->pending = pending;
+    action->work_at_submit = true;
+    action->work = [guard = std::make_shared<PendingGuard>(pending, label), &allocator, p,
+                    size](QueueAction& a) -> Status {
+      StatusOr<Buffer> made = allocator.AllocateOnStream(p, size, a.queue->stream());
+      Status status = made.status();
+      guard->pending->Complete(std::move(made));
+      return status;
+    };
+    CUHAL_RETURN_IF_ERROR(scheduler_->Submit(std::move(action)));
+    return PendingAllocation::NewBuffer(std::move(pending), &allocator, MemoryHeap::kDeviceLocal,
+                                        pool, size);
+  }
   if (ordered) {
     p.pool = pool;
     action->work_at_submit = true;

@@ -112,6 +112,10 @@ class Queue {
   // nothing waits on the host. params.heap must be device-local (params.pool is replaced by
   // `pool`). Without memory pools the buffer is allocated at once (Allocator::Allocate) and the
   // operation is a barrier. An out-of-memory is returned at once (and fails the signals).
+  // On a device with DeviceParams::issue_on_worker the worker makes the allocation: the handle
+  // exists at once, its address when the worker has made it (Buffer::device_ptr() waits for
+  // that), and a failure of the driver call fails the signals and is the buffer's
+  // allocation_status() (arguments the allocator refuses are still returned at once).
   // Release it with Dealloca (queue order) or, once nothing uses it, by destroying it.
   [[nodiscard]] StatusOr<Buffer> Alloca(SemaphoreList waits, SemaphoreList signals,
                                         MemoryPoolKind pool, const BufferParams& params,

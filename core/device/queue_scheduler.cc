@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 
 #include "core/device/queue.h"
@@ -13,6 +14,17 @@
 
 namespace cuhal {
 namespace {
+
+// One step of a spin wait: tells the core (and a sibling hyperthread) that this thread spins.
+inline void CpuRelax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#else
+  std::this_thread::yield();
+#endif
+}
 
 std::string DescribeWaits(const QueueAction& action) {
   std::string out;
@@ -28,7 +40,8 @@ std::string DescribeWaits(const QueueAction& action) {
 QueueScheduler::QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
                                bool batch_completions, bool worker_enqueues_host_functions,
                                std::size_t event_pool_capacity,
-                               std::chrono::microseconds completion_poll_interval)
+                               std::chrono::microseconds completion_poll_interval,
+                               bool issue_on_worker)
     : api_(api),
       context_(context),
       device_name_(std::move(device_name)),
@@ -37,6 +50,7 @@ QueueScheduler::QueueScheduler(const CudaApi* api, CUcontext context, std::strin
       poll_interval_(worker_launches_ && completion_poll_interval.count() > 0
                          ? completion_poll_interval
                          : std::chrono::microseconds(0)),
+      issue_on_worker_(issue_on_worker),
       pool_(api, event_pool_capacity) {
   worker_ = std::thread([this] { WorkerMain(); });
 }
@@ -51,6 +65,7 @@ QueueScheduler::~QueueScheduler() {
 void QueueScheduler::BeginShutdown() {
   MutexLock lock(mu_);
   stopping_ = true;
+  poked_.store(true, std::memory_order_relaxed);
   cv_.NotifyAll();
   while (!deferred_failed_) cv_.Wait(mu_);
 }
@@ -60,6 +75,7 @@ void QueueScheduler::FinishShutdown() {
     MutexLock lock(mu_);
     stopping_ = true;
     exit_ = true;
+    poked_.store(true, std::memory_order_relaxed);
     cv_.NotifyAll();
   }
   if (worker_.joinable()) worker_.join();
@@ -69,17 +85,39 @@ QueueScheduler::Counts QueueScheduler::counts() const {
   MutexLock lock(mu_);
   std::size_t in_flight = retiring_;
   for (const auto& [queue, lane] : lanes_) in_flight += lane->in_flight.size();
-  return Counts{.deferred = deferred_count_ + in_transit_ + incoming_.size(),
+  return Counts{.deferred = deferred_count_ + in_transit_ + incoming_.size() + dispatched_.size(),
                 .in_flight = in_flight};
 }
 
 void QueueScheduler::OnSemaphoreChanged() noexcept {
   MutexLock lock(mu_);
   changed_ = true;
+  poked_.store(true, std::memory_order_relaxed);
   cv_.NotifyAll();
 }
 
 void QueueScheduler::Flush() { OnSemaphoreChanged(); }
+
+void QueueScheduler::WaitForIssued() {
+  if (!issue_on_worker_) return;
+  MutexLock lock(mu_);
+  const std::uint64_t ticket = dispatch_submitted_;
+  // The worker takes dispatched_ until it exits, and nothing is dispatched once stopping_.
+  while (dispatch_taken_ < ticket && !exit_) dispatch_cv_.Wait(mu_);
+}
+
+bool QueueScheduler::SpinForDispatch() {
+  const std::uint64_t seen = dispatch_submitted_;
+  poked_.store(false, std::memory_order_relaxed);
+  MutexUnlock unlock(mu_);
+  const auto until = std::chrono::steady_clock::now() + kDispatchSpin;
+  while (dispatch_count_.load(std::memory_order_acquire) == seen) {
+    if (poked_.load(std::memory_order_relaxed)) return false;
+    for (int i = 0; i < 64; ++i) CpuRelax();
+    if (std::chrono::steady_clock::now() >= until) return false;
+  }
+  return true;
+}
 
 void CUDA_CB QueueScheduler::OnHostFunction(void* user_data) {
   // Runs on a driver thread, inside the driver: link and wake, nothing else (invariant 1). No
@@ -90,6 +128,7 @@ void CUDA_CB QueueScheduler::OnHostFunction(void* user_data) {
   --callback->lane->callbacks_pending;
   callback->next_fired = self->fired_;
   self->fired_ = callback;
+  self->poked_.store(true, std::memory_order_relaxed);
   self->cv_.NotifyAll();
 }
 
@@ -195,7 +234,24 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
       action->retained.push_back(std::move(retained));
     }
   }
+  if (issue_on_worker_) {
+    MutexLock lock(mu_);
+    if (stopping_) {
+      return FailedPreconditionError(
+          StrCat(action->What(), ": device ", device_name_, " is being destroyed"));
+    }
+    dispatched_.push_back(std::move(action));
+    dispatch_count_.store(++dispatch_submitted_, std::memory_order_release);
+    // Woken after mu_ is released (see Issue). A worker that spins waits on nothing: no system
+    // call then.
+    lock.Unlock();
+    cv_.NotifyAll();
+    return OkStatus();
+  }
+  return Admit(std::move(action), /*on_worker=*/false);
+}
 
+Status QueueScheduler::Admit(std::unique_ptr<QueueAction> action, bool on_worker) {
   std::vector<Timepoint*> timepoints;
   Status failure;
   switch (Evaluate(*action, &timepoints, &failure)) {
@@ -223,6 +279,12 @@ Status QueueScheduler::Submit(std::unique_ptr<QueueAction> action) {
       return ran;
     }
   }
+  if (on_worker) {
+    // The worker's own list; it looks at deferred_ again later in this pass, after the watch.
+    for (const SemaphoreValue& w : action->waits) w.semaphore->Watch(this);
+    deferred_.push_back(std::move(action));
+    return OkStatus();
+  }
   Defer(std::move(action));
   return OkStatus();
 }
@@ -233,6 +295,7 @@ void QueueScheduler::Defer(std::unique_ptr<QueueAction> action) {
   MutexLock lock(mu_);
   incoming_.push_back(std::move(action));
   changed_ = true;
+  poked_.store(true, std::memory_order_relaxed);
   cv_.NotifyAll();
 }
 
@@ -385,6 +448,7 @@ void QueueScheduler::Recycle(std::unique_ptr<QueueAction> action) {
   action->signals.clear();
   action->work = nullptr;
   action->work_at_submit = false;
+  action->pending.reset();
   action->retained.clear();  // the semaphores' references, as the destructor would drop them
   action->id = 0;
   action->number = 0;
@@ -397,6 +461,7 @@ void QueueScheduler::Recycle(std::unique_ptr<QueueAction> action) {
 }
 
 void QueueScheduler::FailAction(std::unique_ptr<QueueAction> action, Status status) {
+  if (action->pending != nullptr) action->pending->Complete(status);  // once made: no effect
   ReportDroppedStatus(action->hold.Reset().AddContext(
       StrCat(action->What(), ": releasing the buffer of the failed operation")));
   action->work = nullptr;  // what it holds, before the signals fail (as in Retire)
@@ -456,6 +521,7 @@ void QueueScheduler::WaitForCompletedToRetire() {
   MutexLock lock(mu_);
   if (exit_) return;  // the worker is gone or going: FinishShutdown retires everything
   const std::uint64_t ticket = ++sweep_requested_;
+  poked_.store(true, std::memory_order_relaxed);
   cv_.NotifyAll();
   while (sweep_done_ < ticket && !exit_) retired_cv_.Wait(mu_);
 }
@@ -498,6 +564,7 @@ void QueueScheduler::EnqueuePendingCompletion(Queue* queue) {
   launched_cv_.NotifyAll();
   lane->poll = true;
   delete callback;
+  poked_.store(true, std::memory_order_relaxed);
   cv_.NotifyAll();  // the worker polls from now on
 }
 
@@ -611,8 +678,16 @@ void QueueScheduler::CompleteLanes(bool query_all, bool relaunch,
 
 void QueueScheduler::WorkerMain() {
   using std::chrono::milliseconds;
+  // The worker issues every operation: with the device's context current on its thread, each
+  // ContextScope finds it there (one query instead of a push and a pop per operation). If this
+  // fails, every ContextScope pushes, as before.
+  if (issue_on_worker_ && api_->cuCtxSetCurrent != nullptr) {
+    static_cast<void>(api_->cuCtxSetCurrent(context_));
+  }
   while (true) {
     std::vector<std::unique_ptr<QueueAction>> incoming;
+    std::vector<std::unique_ptr<QueueAction>> dispatched;
+    std::uint64_t dispatch_taken = 0;
     std::vector<std::unique_ptr<QueueAction>> done;
     bool stopping = false;
     bool query_all = false;  // a sweep, or teardown
@@ -621,7 +696,8 @@ void QueueScheduler::WorkerMain() {
     {
       MutexLock lock(mu_);
       while (true) {
-        if (!incoming_.empty() || fired_ != nullptr || relaunch_ || changed_ ||
+        if (!incoming_.empty() || !dispatched_.empty() || fired_ != nullptr || relaunch_ ||
+            changed_ ||
             sweep_requested_ != sweep_done_ || (stopping_ && !deferred_failed_)) {
           break;
         }
@@ -650,6 +726,14 @@ void QueueScheduler::WorkerMain() {
           }
           polling = true;
         }
+        if (spin_ && !exit_) {
+          // Submissions likely follow the ones just issued: look for them without sleeping.
+          // Whatever it finds (or not), the conditions above are looked at again under mu_: an
+          // event that came during the spin woke nobody.
+          spin_ = false;
+          SpinForDispatch();
+          continue;
+        }
         if (polling) {
           // A lane without a host function is polled (cuEventQuery) every millisecond, or every
           // poll interval in polling mode.
@@ -666,7 +750,9 @@ void QueueScheduler::WorkerMain() {
         cv_.Wait(mu_);
       }
       incoming.swap(incoming_);
-      in_transit_ = incoming.size();
+      dispatched.swap(dispatched_);
+      dispatch_taken = dispatch_submitted_;
+      in_transit_ = incoming.size() + dispatched.size();
       changed_ = false;
       stopping = stopping_;
       sweep = sweep_requested_;
@@ -676,6 +762,17 @@ void QueueScheduler::WorkerMain() {
 
     CompleteLanes(query_all, relaunch, &done);
     for (std::unique_ptr<QueueAction>& a : incoming) deferred_.push_back(std::move(a));
+    // Dispatched operations, in submission order, as Submit would admit them (also while
+    // stopping: a ready one is issued, a pending one joins deferred_ and is failed below).
+    const bool issued_dispatched = !dispatched.empty();
+    for (std::unique_ptr<QueueAction>& a : dispatched) {
+      // A failure reaches the signal semaphores (and an Alloca's buffer); one with neither has
+      // nowhere else to go.
+      const bool carried = !a->signals.empty() || a->work_at_submit;
+      Status admitted = Admit(std::move(a), /*on_worker=*/true);
+      if (!carried) ReportDroppedStatus(admitted.AddContext("issuing a queue operation"));
+    }
+    dispatched.clear();
 
     if (stopping) {
       for (std::unique_ptr<QueueAction>& a : deferred_) {
@@ -691,6 +788,8 @@ void QueueScheduler::WorkerMain() {
       deferred_failed_ = true;
       deferred_count_ = 0;
       in_transit_ = 0;
+      if (dispatch_taken > dispatch_taken_) dispatch_taken_ = dispatch_taken;
+      dispatch_cv_.NotifyAll();
       if (sweep > sweep_done_) sweep_done_ = sweep;
       cv_.NotifyAll();
       retired_cv_.NotifyAll();
@@ -728,6 +827,11 @@ void QueueScheduler::WorkerMain() {
     MutexLock lock(mu_);
     deferred_count_ = deferred_.size();
     in_transit_ = 0;
+    if (dispatch_taken > dispatch_taken_) {
+      dispatch_taken_ = dispatch_taken;
+      dispatch_cv_.NotifyAll();
+    }
+    spin_ = issue_on_worker_ && issued_dispatched;
     if (sweep > sweep_done_) {
       sweep_done_ = sweep;
       retired_cv_.NotifyAll();

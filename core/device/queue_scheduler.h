@@ -19,6 +19,14 @@
 // function can say: Device::Synchronize, teardown, and a lane whose host function could not be
 // enqueued (polled); a failed query (a sticky context error) completes its operation with that
 // failure.
+// ISSUE ON THE WORKER (DeviceParams::issue_on_worker). Submit checks the operation and retains its
+// semaphores on the submitting thread, then hands it to the worker (dispatched_) and returns: the
+// worker does, in submission order, what Submit does otherwise (evaluate, issue or defer), so the
+// submitting thread makes no driver call. Queue::Synchronize first waits until the worker has
+// taken every operation submitted before it (WaitForIssued), so that a synchronized stream has
+// what was submitted on it. After a pass that issued work, the worker spins up to kDispatchSpin
+// for more before it sleeps, so a stream of submissions does not pay a futex wake each.
+//
 // With DeviceParams::completion_poll_interval above 0 (polling mode) no host function is ever
 // enqueued: a lane that receives work is marked polled, and the worker queries its events every
 // interval until it is empty (the path a lane whose host function failed takes, on a timer of
@@ -109,6 +117,9 @@ struct QueueAction {
   // Run the work inside Submit even when the operation is deferred (before deferring it): an
   // Alloca must hand out its buffer's address at once.
   bool work_at_submit = false;
+  // A worker-made Alloca's allocation (DeviceParams::issue_on_worker): a failure of the operation
+  // before its work made it reaches the buffer through it (FailAction).
+  std::shared_ptr<PendingAllocation> pending;
   // Destroyed after the operation completed (or failed): a Dealloca of a buffer that is not
   // freed in stream order.
   Buffer hold;
@@ -139,7 +150,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   QueueScheduler(const CudaApi* api, CUcontext context, std::string device_name,
                  bool batch_completions, bool worker_enqueues_host_functions,
                  std::size_t event_pool_capacity,
-                 std::chrono::microseconds completion_poll_interval = {});
+                 std::chrono::microseconds completion_poll_interval = {},
+                 bool issue_on_worker = false);
   QueueScheduler(const QueueScheduler&) = delete;             // host functions point at it
   QueueScheduler& operator=(const QueueScheduler&) = delete;  // ditto
   ~QueueScheduler();
@@ -158,6 +170,12 @@ class QueueScheduler final : public SemaphoreWatcher {
   [[nodiscard]] std::unique_ptr<QueueAction> NewAction() CUHAL_EXCLUDES(spare_mu_);
   // Wakes the worker to look at deferred operations again (IREE's queue_flush). Never blocks.
   void Flush();
+  // DeviceParams::issue_on_worker.
+  [[nodiscard]] bool issue_on_worker() const noexcept { return issue_on_worker_; }
+  // With issue_on_worker: returns once the worker has taken every operation submitted before the
+  // call (issued it, deferred it or failed it); at once otherwise. Not from the worker or a host
+  // function.
+  void WaitForIssued() CUHAL_EXCLUDES(mu_);
   // Has the worker retire every operation whose work is complete (covered by a host function
   // that ran, else by querying its event; a failed query fails it), then returns: its signals
   // fired, what it held released.
@@ -257,6 +275,13 @@ class QueueScheduler final : public SemaphoreWatcher {
   void CompleteLanes(bool query_all, bool relaunch,
                      std::vector<std::unique_ptr<QueueAction>>* done) CUHAL_EXCLUDES(mu_);
   void Defer(std::unique_ptr<QueueAction> action);
+  // What Submit does after its checks: issue `action` (ready), fail it, or defer it (running an
+  // Alloca's work first). `on_worker`: called by the worker for a dispatched operation (a deferred
+  // one goes straight into deferred_, watched). Returns what Submit returns.
+  Status Admit(std::unique_ptr<QueueAction> action, bool on_worker);
+  // The worker: after a pass that issued dispatched work, waits up to kDispatchSpin for more
+  // submissions without sleeping (mu_ released meanwhile). True when some arrived.
+  bool SpinForDispatch() CUHAL_REQUIRES(mu_);
   void WorkerMain();
   static void CUDA_CB OnHostFunction(void* user_data);
 
@@ -268,6 +293,7 @@ class QueueScheduler final : public SemaphoreWatcher {
   // DeviceParams::completion_poll_interval, when the worker polls instead of enqueueing host
   // functions (worker_launches_ and an interval above 0); else zero.
   const std::chrono::microseconds poll_interval_;
+  const bool issue_on_worker_;  // DeviceParams::issue_on_worker
   EventPool pool_;
   std::atomic<std::uint64_t> next_id_{1};
 
@@ -280,6 +306,18 @@ class QueueScheduler final : public SemaphoreWatcher {
   // FinishShutdown: how long the worker has waited for the last host functions (about).
   std::chrono::milliseconds exit_waited_ CUHAL_GUARDED_BY(mu_){0};
   std::vector<std::unique_ptr<QueueAction>> incoming_ CUHAL_GUARDED_BY(mu_);  // to defer
+  // issue_on_worker: submitted, for the worker to admit (in this order).
+  std::vector<std::unique_ptr<QueueAction>> dispatched_ CUHAL_GUARDED_BY(mu_);
+  std::uint64_t dispatch_submitted_ CUHAL_GUARDED_BY(mu_) = 0;  // operations put in dispatched_
+  std::uint64_t dispatch_taken_ CUHAL_GUARDED_BY(mu_) = 0;      // ... and admitted by the worker
+  CondVar dispatch_cv_;  // dispatch_taken_ grew
+  // dispatch_submitted_, readable without mu_: what the spinning worker watches.
+  std::atomic<std::uint64_t> dispatch_count_{0};
+  bool spin_ CUHAL_GUARDED_BY(mu_) = false;  // the last pass issued dispatched work
+  // Set by what wakes the worker (a host function that ran, a watched semaphore, a sweep,
+  // teardown): ends its spin early. Read without mu_; what it says is looked at under mu_.
+  std::atomic<bool> poked_{false};
+  static constexpr std::chrono::microseconds kDispatchSpin{50};
   // One per queue that issued an operation (keyed by the queue); host functions point at them.
   std::map<const Queue*, std::unique_ptr<Lane>> lanes_ CUHAL_GUARDED_BY(mu_);
   Callback* fired_ CUHAL_GUARDED_BY(mu_) = nullptr;  // host functions that ran, newest first

@@ -126,6 +126,14 @@ Status Allocator::ReleaseOnStream(Buffer& buffer, CUstream stream) {
   const auto context = [&] {  // built only on an error path (see AllocateOnStream)
     return StrCat("freeing a ", buffer.size(), "-byte buffer in stream order");
   };
+  if (buffer.pending_ != nullptr) {  // made by a device's worker: wait for it (buffer.h)
+    Status made = buffer.allocation_status();
+    buffer.Resolve();
+    if (!made.ok()) {
+      return FailedPreconditionError(
+          StrCat(context(), ": its queue-ordered allocation failed: ", made.ToString()));
+    }
+  }
   if (!buffer) return InvalidArgumentError(StrCat(context(), ": the buffer is empty"));
   if (buffer.allocator_ != this) {
     return InvalidArgumentError(StrCat(context(), ": another allocator made it"));

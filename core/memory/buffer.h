@@ -6,17 +6,21 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "core/base/mutex.h"
 #include "core/base/status_or.h"
 #include "core/memory/memory_types.h"
 
 namespace cuhal {
 
 class Allocator;
+class PendingAllocation;
 
 // What an allocator made: where the bytes are and how to give them back. Plain data; the
 // allocator that made it interprets `allocator_data`.
@@ -45,6 +49,12 @@ struct Allocation {
 //    destroying it does nothing. Copying is deleted: two owners would free twice.
 //  - Spans returned by Map point at the memory, not at the Buffer object: they stay valid when
 //    the Buffer is moved, and dangle once it is destroyed or Reset.
+//  - A buffer of a queue-ordered allocation that the device's worker makes (Queue::Alloca on a
+//    device with DeviceParams::issue_on_worker) exists before its memory: heap, pool and size are
+//    known at once; device_ptr(), allocation(), Map, Reset and destruction wait until the worker
+//    made the allocation (a wait on the worker's next pass, never on the device or the host).
+//    When the worker could not make it, allocation_status() says why, device_ptr() is 0 and the
+//    buffer holds nothing to free.
 //
 // Thread-safety: like unique_ptr. Const accessors may be called from any thread; Map, Unmap,
 // Reset, moves and destruction need exclusive access. Several queues on several threads may
@@ -68,9 +78,14 @@ class Buffer {
   [[nodiscard]] MemoryHeap heap() const noexcept { return allocation_.heap; }
   [[nodiscard]] std::optional<MemoryPoolKind> pool() const noexcept { return allocation_.pool; }
   [[nodiscard]] std::size_t size() const noexcept { return allocation_.size; }
-  [[nodiscard]] CUdeviceptr device_ptr() const noexcept { return allocation_.device_ptr; }
-  [[nodiscard]] bool host_visible() const noexcept { return allocation_.host_ptr != nullptr; }
-  [[nodiscard]] const Allocation& allocation() const noexcept { return allocation_; }
+  [[nodiscard]] CUdeviceptr device_ptr() const noexcept { return allocation().device_ptr; }
+  [[nodiscard]] bool host_visible() const noexcept { return allocation().host_ptr != nullptr; }
+  [[nodiscard]] const Allocation& allocation() const noexcept {
+    return pending_ == nullptr ? allocation_ : PendingAllocationOf();
+  }
+  // OK, or why the worker could not make this buffer's memory (see the class comment); waits for
+  // the worker as device_ptr() does. OK for every other buffer, empty ones included.
+  [[nodiscard]] Status allocation_status() const;
   // The allocator that made it (null when empty).
   [[nodiscard]] Allocator* allocator() const noexcept { return allocator_; }
 
@@ -95,13 +110,52 @@ class Buffer {
                                   std::string_view what) const;
 
  private:
-  friend class Allocator;  // the only maker of non-empty buffers
+  friend class Allocator;          // the only maker of non-empty buffers
+  friend class PendingAllocation;  // makes a buffer whose memory the worker makes later
   Buffer(Allocator* allocator, const Allocation& allocation) noexcept
       : allocator_(allocator), allocation_(allocation) {}
+  [[nodiscard]] const Allocation& PendingAllocationOf() const noexcept;
+  // Takes the pending allocation in, once it is made (waits for it); empties the buffer when it
+  // could not be made. Nothing for other buffers.
+  void Resolve() noexcept;
 
   Allocator* allocator_ = nullptr;
   Allocation allocation_{};
   int map_count_ = 0;
+  std::shared_ptr<const PendingAllocation> pending_;  // until Resolve
+};
+
+// Where a queue-ordered allocation that a device's worker makes later lands: the Buffer handed out
+// at submission (NewBuffer) reads it, the worker Completes it once.
+//
+// Ownership: shared by that Buffer and the operation's work (std::shared_ptr). Thread-safety:
+// Complete from the worker, everything else from any thread. Stream ordering: none of its own;
+// the allocation it receives is valid in the operation's queue order.
+class PendingAllocation {
+ public:
+  PendingAllocation() = default;
+  PendingAllocation(const PendingAllocation&) = delete;             // shared by address
+  PendingAllocation& operator=(const PendingAllocation&) = delete;  // ditto
+
+  // The buffer of `size` bytes of `heap` memory (from `pool`) that `allocator` will make: its
+  // allocation comes from Complete. Counted by the allocator once made.
+  static Buffer NewBuffer(std::shared_ptr<PendingAllocation> self, Allocator* allocator,
+                          MemoryHeap heap, std::optional<MemoryPoolKind> pool, std::size_t size);
+  // The allocation was made (`made` gives its ownership to the buffer made by NewBuffer) or could
+  // not be (why). The first call counts; later ones do nothing (a made buffer is freed then).
+  void Complete(StatusOr<Buffer> made) noexcept;
+  // Blocks until Complete; then the allocation (all zero when it failed) and its status.
+  [[nodiscard]] const Allocation& Wait() const noexcept;
+  [[nodiscard]] const Status& status() const noexcept;
+  // Whether Complete has run (never blocks).
+  [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> done_{false};  // Complete has run; allocation_ and status_ are final
+  mutable Mutex mu_;
+  mutable CondVar cv_;
+  Allocation allocation_{};
+  Status status_;
 };
 
 }  // namespace cuhal

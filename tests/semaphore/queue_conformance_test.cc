@@ -5,15 +5,20 @@
 // (semaphore_test, semaphore_submission_test, queue_alloca_test): semaphore values, timeouts,
 // failure propagation, queue-to-queue waits, host-to-device waits, alloca/dealloca ordering and
 // multi-wait. No test asserts a wall-clock time: deadlines only bound waits that must end.
+// Every case runs twice per backend: "Backends/..." on a default device (a ready operation is
+// issued by the submitting thread) and "IssueOnWorker/..." on one with
+// DeviceParams::issue_on_worker (the device's worker issues every operation).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -44,10 +49,23 @@ class QueueConformanceTest : public BackendTest {
     BackendTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     CUHAL_ASSERT_OK_AND_ASSIGN(driver_, Driver::Create(&api()));
+    CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, Params()));
+  }
+  // Which instantiation runs: IssueOnWorker/... sets DeviceParams::issue_on_worker.
+  static bool OnWorker() {
+    const std::string_view suite =
+        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+    return suite.starts_with("IssueOnWorker/");
+  }
+  static DeviceParams Params() {
     DeviceParams params;
     params.queue_count = 2;
-    CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, params));
+    params.issue_on_worker = OnWorker();
+    return params;
   }
+  // With issue_on_worker: waits until the worker has taken every operation submitted so far
+  // (what the submitting thread does itself otherwise), before a test looks at the scheduler.
+  void Settle() { device_->queue_scheduler().WaitForIssued(); }
   void TearDown() override {
     device_.reset();
     driver_.reset();
@@ -202,6 +220,7 @@ TEST_P(QueueConformanceTest, OperationsIssuedBehindAPendingHostFunctionAllComple
       const SemaphoreValue signal[] = {{s.get(), v}};
       CUHAL_ASSERT_OK(device_->queue(0).Barrier({}, signal));
     }
+    Settle();
     CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t held, s->Query());
     EXPECT_EQ(held, 0u) << "signalled before the stream ran";
     EXPECT_EQ(device_->queue_scheduler().counts().in_flight, kOperations);
@@ -260,6 +279,7 @@ TEST_P(QueueConformanceTest, QueueToQueueWaitIsOrderedOnTheDevice) {
   const SemaphoreValue c1[] = {{consumed.get(), 1}};
   CUHAL_ASSERT_OK(device_->queue(0).Execute({}, p1, std::move(produce)));
   CUHAL_ASSERT_OK(device_->queue(1).Execute(p1, c1, std::move(consume)));
+  Settle();
   EXPECT_EQ(device_->queue_scheduler().counts().deferred, 0u);
   CUHAL_ASSERT_OK(consumed->Wait(1, Bound()));
   EXPECT_EQ(out, data);
@@ -372,6 +392,7 @@ TEST_P(QueueConformanceTest, FailedWaitFailsTheOperationsSignalsAndTheirDependen
   auto after = NewSemaphore();
   const SemaphoreValue a1[] = {{after.get(), 1}};
   CUHAL_ASSERT_OK(device_->queue(0).Barrier(l1, a1));
+  Settle();  // on the worker, "at once" is when the worker takes it
   EXPECT_TRUE(after->failed());
 }
 
@@ -455,6 +476,7 @@ TEST_P(QueueConformanceTest, FailedDriverCallFailsTheSignalsNamingTheCall) {
 
 TEST_P(QueueConformanceTest, FailedAllocaIsReturnedAtOnce) {
   if (!IsFake()) GTEST_SKIP() << "fault injection is a fake feature";
+  if (OnWorker()) GTEST_SKIP() << "the worker makes the allocation: FailedAllocaOnTheWorker";
   auto s = NewSemaphore();
   const SemaphoreValue signal[] = {{s.get(), 1}};
   fake().faults().AddRule({.entry = "cuMemAllocFromPoolAsync", .mode = fakecuda::FaultMode::kNth,
@@ -486,8 +508,7 @@ TEST_P(QueueConformanceTest, PollingModeCompletesEverythingWithoutHostFunctions)
   counting.cuLaunchHostFunc = &CountingLaunchHostFunc;
   g_host_launches = 0;
   CUHAL_ASSERT_OK_AND_ASSIGN(driver_, Driver::Create(&counting));
-  DeviceParams params;
-  params.queue_count = 2;
+  DeviceParams params = Params();
   params.completion_poll_interval = 50us;
   CUHAL_ASSERT_OK_AND_ASSIGN(device_, Device::Create(*driver_, 0, params));
 
@@ -531,7 +552,135 @@ TEST_P(QueueConformanceTest, PollingModeCompletesEverythingWithoutHostFunctions)
   driver_.reset();
 }
 
+// --- issue on the worker (DeviceParams::issue_on_worker) -------------------------------------
+
+// The buffer of a worker-made Alloca exists at once; its address arrives when the worker made
+// the allocation (device_ptr() waits for that), and the memory is usable in queue order.
+TEST_P(QueueConformanceTest, AllocaBufferGetsItsAddressFromTheWorker) {
+  constexpr std::size_t kSize = 4096;
+  auto host = NewSemaphore();
+  auto s = NewSemaphore();
+  const SemaphoreValue h1[] = {{host.get(), 1}};
+  const SemaphoreValue v1[] = {{s.get(), 1}};
+  const SemaphoreValue v2[] = {{s.get(), 2}};
+  const SemaphoreValue v3[] = {{s.get(), 3}};
+  // Deferred behind the host: the allocation is still made at once (by the worker when on it).
+  CUHAL_ASSERT_OK_AND_ASSIGN(
+      Buffer buffer, device_->queue(0).Alloca(h1, v1, MemoryPoolKind::kDeviceLocal, {}, kSize));
+  EXPECT_TRUE(buffer);
+  EXPECT_EQ(buffer.size(), kSize);
+  EXPECT_NE(buffer.device_ptr(), 0u);
+  CUHAL_EXPECT_OK(buffer.allocation_status());
+  CUHAL_ASSERT_OK_AND_ASSIGN(std::uint64_t v, s->Query());
+  EXPECT_EQ(v, 0u) << "signalled before the host's signal";
+  const std::vector<std::byte> data = Pattern(kSize, 7);
+  std::vector<std::byte> out(kSize);
+  TransferBatch batch;
+  CUHAL_ASSERT_OK(batch.Write(data, buffer, 0));
+  CUHAL_ASSERT_OK(batch.Read(buffer, 0, out));
+  CUHAL_ASSERT_OK(device_->queue(1).Execute(v1, v2, std::move(batch)));
+  CUHAL_ASSERT_OK(device_->queue(0).Dealloca(v2, v3, std::move(buffer)));
+  CUHAL_ASSERT_OK(host->Signal(1));
+  CUHAL_ASSERT_OK(s->Wait(3, Bound()));
+  EXPECT_EQ(out, data);
+  CUHAL_ASSERT_OK(device_->Synchronize());
+  EXPECT_EQ(device_->allocator().live_buffers(), 0u);
+}
+
+// A buffer destroyed right after its Alloca was submitted (the worker may not have made it yet)
+// frees what the worker makes: nothing leaks, whichever comes first.
+TEST_P(QueueConformanceTest, AllocaBufferDestroyedAtOnceLeaksNothing) {
+  auto s = NewSemaphore();
+  for (std::uint64_t i = 1; i <= 32; ++i) {
+    const SemaphoreValue signal[] = {{s.get(), i}};
+    CUHAL_ASSERT_OK_AND_ASSIGN(
+        Buffer buffer,
+        device_->queue(i % 2).Alloca({}, signal, MemoryPoolKind::kDeviceLocal, {}, 256 * i));
+    CUHAL_ASSERT_OK(s->Wait(i, Bound()));  // its work completed: safe to free on the host
+  }
+  CUHAL_ASSERT_OK(device_->Synchronize());
+  EXPECT_EQ(device_->allocator().live_buffers(), 0u);
+}
+
+// Queue::Synchronize covers what was submitted before it, also when the worker issues it: the
+// stream has the operation's work on it, so its signal is reached once the worker retires it.
+TEST_P(QueueConformanceTest, QueueSynchronizeCoversWhatWasSubmittedBefore) {
+  constexpr std::size_t kSize = 16 * 1024;
+  CUHAL_ASSERT_OK_AND_ASSIGN(Buffer buffer, device_->allocator().Allocate({}, kSize));
+  std::vector<std::byte> out(kSize);
+  const std::vector<std::byte> data = Pattern(kSize, 9);
+  for (int round = 0; round < 8; ++round) {
+    TransferBatch batch;
+    CUHAL_ASSERT_OK(batch.Write(data, buffer, 0));
+    CUHAL_ASSERT_OK(batch.Read(buffer, 0, out));
+    std::fill(out.begin(), out.end(), std::byte{0});
+    CUHAL_ASSERT_OK(device_->queue(0).Execute({}, {}, std::move(batch)));
+    CUHAL_ASSERT_OK(device_->queue(0).Synchronize());
+    ASSERT_EQ(out, data) << "round " << round;
+  }
+}
+
+// With the worker issuing, a failing allocation reaches the signals and the buffer (the caller
+// got its handle before the worker tried); refused arguments are still returned at once.
+TEST_P(QueueConformanceTest, FailedAllocaOnTheWorker) {
+  if (!IsFake()) GTEST_SKIP() << "fault injection is a fake feature";
+  if (!OnWorker()) GTEST_SKIP() << "the submitting thread allocates: FailedAllocaIsReturnedAtOnce";
+  EXPECT_EQ(device_->queue(0).Alloca({}, {}, MemoryPoolKind::kDeviceLocal, {}, 0).status().code(),
+            StatusCode::kInvalidArgument);
+  auto s = NewSemaphore();
+  const SemaphoreValue signal[] = {{s.get(), 1}};
+  fake().faults().AddRule({.entry = "cuMemAllocFromPoolAsync", .mode = fakecuda::FaultMode::kNth,
+                           .n = 1, .error = CUDA_ERROR_OUT_OF_MEMORY});
+  CUHAL_ASSERT_OK_AND_ASSIGN(
+      Buffer buffer, device_->queue(0).Alloca({}, signal, MemoryPoolKind::kDeviceLocal, {}, 4096));
+  const Status made = buffer.allocation_status();
+  EXPECT_EQ(made.code(), StatusCode::kResourceExhausted) << made;
+  EXPECT_THAT(made.message(), HasSubstr("cuMemAllocFromPoolAsync"));
+  EXPECT_EQ(buffer.device_ptr(), 0u);
+  const Status signalled = s->Wait(1, Bound());
+  EXPECT_EQ(signalled.code(), StatusCode::kResourceExhausted) << signalled;
+  // Deallocating it fails its own signals, naming the failed allocation; nothing is freed twice.
+  auto d = NewSemaphore();
+  const SemaphoreValue freed[] = {{d.get(), 1}};
+  CUHAL_ASSERT_OK(device_->queue(0).Dealloca({}, freed, std::move(buffer)));
+  const Status dealloca = d->Wait(1, Bound());
+  EXPECT_EQ(dealloca.code(), StatusCode::kFailedPrecondition) << dealloca;
+  EXPECT_THAT(dealloca.message(), HasSubstr("allocation failed"));
+  fake().faults().ClearRules();
+  CUHAL_ASSERT_OK(device_->Synchronize());
+  EXPECT_EQ(device_->allocator().live_buffers(), 0u);
+}
+
+// An Alloca whose wait fails before the worker looked at it: its buffer learns it (no endless
+// wait in device_ptr()), and a device destroyed with dispatched work still pending ends cleanly.
+TEST_P(QueueConformanceTest, AllocaBehindAFailedWaitTellsItsBuffer) {
+  auto upstream = NewSemaphore();
+  upstream->Fail(Status(StatusCode::kDataLoss, "upstream is gone"));
+  auto s = NewSemaphore();
+  const SemaphoreValue wait[] = {{upstream.get(), 1}};
+  const SemaphoreValue signal[] = {{s.get(), 1}};
+  StatusOr<Buffer> buffer =
+      device_->queue(0).Alloca(wait, signal, MemoryPoolKind::kDeviceLocal, {}, 64);
+  EXPECT_EQ(s->Wait(1, Bound()).code(), StatusCode::kDataLoss);
+  if (OnWorker()) {
+    // The handle came first; the failure reaches it.
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    const Status made = buffer->allocation_status();
+    EXPECT_EQ(made.code(), StatusCode::kDataLoss) << made;
+    EXPECT_THAT(made.message(), HasSubstr("upstream is gone"));
+    EXPECT_EQ(buffer->device_ptr(), 0u);
+    CUHAL_EXPECT_OK(buffer->Reset());
+  } else {
+    EXPECT_EQ(buffer.status().code(), StatusCode::kDataLoss) << buffer.status();
+  }
+  for (int i = 0; i < 16; ++i) CUHAL_ASSERT_OK(device_->queue(i % 2).Barrier({}, {}));
+  device_.reset();  // the worker issues what was dispatched, then exits
+}
+
 CUHAL_INSTANTIATE_BACKEND_TEST(QueueConformanceTest);
+INSTANTIATE_TEST_SUITE_P(IssueOnWorker, QueueConformanceTest,
+                         ::testing::ValuesIn(::cuhal::testing::CompiledBackends()),
+                         ::cuhal::testing::BackendParamName);
 
 }  // namespace
 }  // namespace cuhal::testing
