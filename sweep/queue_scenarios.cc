@@ -25,11 +25,12 @@ std::vector<std::byte> Pattern(std::size_t size, unsigned seed) {
   return bytes;
 }
 
-StatusOr<std::unique_ptr<Device>> OpenTwoQueues(const Driver& driver, bool batch_completions) {
+StatusOr<std::unique_ptr<Device>> OpenTwoQueues(const Driver& driver, QueueScenarioMode mode) {
   DeviceParams params;
   params.queue_count = 2;
   params.event_pool_capacity = 16;  // more than any scenario has in use at once
-  params.batch_completions = batch_completions;
+  params.batch_completions = mode.batch_completions;
+  params.issue_on_worker = mode.issue_on_worker;
   return Device::Create(driver, 0, params);
 }
 
@@ -37,9 +38,9 @@ StatusOr<std::unique_ptr<Device>> OpenTwoQueues(const Driver& driver, bool batch
 
 // Host signals release deferred barriers; a queue-signalled value orders a second queue on the
 // device; a multi-wait; a failure reaching a queue operation.
-Status SemaphoreScenario(const CudaApi* api, bool batch_completions) {
+Status SemaphoreScenario(const CudaApi* api, QueueScenarioMode mode) {
   CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, Driver::Create(api));
-  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, batch_completions));
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, mode));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> host, device->CreateSemaphore(0));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> a, device->CreateSemaphore(0));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> b, device->CreateSemaphore(0));
@@ -76,10 +77,10 @@ Status SemaphoreScenario(const CudaApi* api, bool batch_completions) {
 
 // Alloca on queue 0, a write and a read on queue 1 ordered after it on the device, Dealloca on
 // queue 0 after them; then a deferred Alloca released by the host, freed again.
-Status QueueAllocaDeallocaScenario(const CudaApi* api, bool batch_completions) {
+Status QueueAllocaDeallocaScenario(const CudaApi* api, QueueScenarioMode mode) {
   constexpr std::size_t kSize = 16 * 1024;
   CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, Driver::Create(api));
-  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, batch_completions));
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, mode));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> s, device->CreateSemaphore(0));
   const SemaphoreValue v1[] = {{s.get(), 1}};
   const SemaphoreValue v2[] = {{s.get(), 2}};
@@ -115,10 +116,10 @@ Status QueueAllocaDeallocaScenario(const CudaApi* api, bool batch_completions) {
 }
 
 // An Execute deferred behind the host (write, fill, copy, read), then a ready one.
-Status QueueExecuteScenario(const CudaApi* api, bool batch_completions) {
+Status QueueExecuteScenario(const CudaApi* api, QueueScenarioMode mode) {
   constexpr std::size_t kSize = 16 * 1024;
   CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, Driver::Create(api));
-  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, batch_completions));
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, mode));
   CUHAL_ASSIGN_OR_RETURN(Buffer a, device->allocator().Allocate({}, kSize));
   CUHAL_ASSIGN_OR_RETURN(Buffer b, device->allocator().Allocate({}, kSize));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> host, device->CreateSemaphore(0));
@@ -152,11 +153,11 @@ Status QueueExecuteScenario(const CudaApi* api, bool batch_completions) {
 // Three rounds of: queue 0 allocates and writes, queue 1 copies into its own buffer and reads
 // back, queue 0 frees; every step ordered only by one semaphore. All of it is submitted behind
 // one host signal, then released by the worker in one pass, ordered on the device.
-Status TwoQueuePipelineScenario(const CudaApi* api, bool batch_completions) {
+Status TwoQueuePipelineScenario(const CudaApi* api, QueueScenarioMode mode) {
   constexpr std::size_t kSize = 8 * 1024;
   constexpr int kRounds = 3;
   CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, Driver::Create(api));
-  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, batch_completions));
+  CUHAL_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, OpenTwoQueues(*driver, mode));
   CUHAL_ASSIGN_OR_RETURN(Buffer sink, device->allocator().Allocate({}, kSize));
   CUHAL_ASSIGN_OR_RETURN(std::shared_ptr<Semaphore> t, device->CreateSemaphore(0));
   std::vector<std::vector<std::byte>> data;
@@ -191,14 +192,12 @@ Status TwoQueuePipelineScenario(const CudaApi* api, bool batch_completions) {
   return device->Synchronize();
 }
 
-std::vector<SweepScenario> QueueScenarios(bool batch_completions) {
+std::vector<SweepScenario> QueueScenarios(QueueScenarioMode mode) {
   std::vector<SweepScenario> scenarios;
-  auto add = [&](const char* name, Status (*run)(const CudaApi*, bool)) {
+  auto add = [&](const char* name, Status (*run)(const CudaApi*, QueueScenarioMode)) {
     SweepScenario scenario;
     scenario.name = name;
-    scenario.run = [run, batch_completions](const CudaApi* api) {
-      return run(api, batch_completions);
-    };
+    scenario.run = [run, mode](const CudaApi* api) { return run(api, mode); };
     scenario.cleanup_calls = DeviceCleanupCalls();
     scenario.cleanup_calls["cuEventDestroy"] = {};  // the event pool's, at teardown
     scenarios.push_back(std::move(scenario));

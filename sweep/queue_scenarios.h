@@ -21,14 +21,21 @@
 
 namespace cuhal::sweep {
 
-Status SemaphoreScenario(const CudaApi* api, bool batch_completions);
-Status QueueAllocaDeallocaScenario(const CudaApi* api, bool batch_completions);
-Status QueueExecuteScenario(const CudaApi* api, bool batch_completions);
-Status TwoQueuePipelineScenario(const CudaApi* api, bool batch_completions);
+// How the scenarios' devices are made: DeviceParams::batch_completions (false for fault sweeps,
+// see above) and DeviceParams::issue_on_worker (false for fault sweeps too: which thread makes a
+// ready operation's calls, and when, would depend on timing).
+struct QueueScenarioMode {
+  bool batch_completions = false;
+  bool issue_on_worker = false;
+};
 
-// The four, in this order, with the device core's cleanup calls; `batch_completions`: the
-// devices' DeviceParams::batch_completions (false for fault sweeps, see above).
-std::vector<SweepScenario> QueueScenarios(bool batch_completions = false);
+Status SemaphoreScenario(const CudaApi* api, QueueScenarioMode mode);
+Status QueueAllocaDeallocaScenario(const CudaApi* api, QueueScenarioMode mode);
+Status QueueExecuteScenario(const CudaApi* api, QueueScenarioMode mode);
+Status TwoQueuePipelineScenario(const CudaApi* api, QueueScenarioMode mode);
+
+// The four, in this order, with the device core's cleanup calls.
+std::vector<SweepScenario> QueueScenarios(QueueScenarioMode mode = {});
 
 }  // namespace cuhal::sweep
 

@@ -21,7 +21,17 @@ class QueueSeedsTest : public ::testing::TestWithParam<int> {};
 TEST_P(QueueSeedsTest, EverySeedSucceedsWithoutLeaks) {
   // With batched completions (the default): the outcome, not the call sequence, is checked.
   RunUnderAdversarialSeeds(
-      QueueScenarios(/*batch_completions=*/true).at(static_cast<std::size_t>(GetParam())), kSeeds);
+      QueueScenarios({.batch_completions = true}).at(static_cast<std::size_t>(GetParam())),
+      kSeeds);
+}
+
+// The same with DeviceParams::issue_on_worker: the worker issues every operation, ready ones
+// included, so its own thread races the scenario's (and the driver's) under every seed.
+TEST_P(QueueSeedsTest, EverySeedSucceedsWithoutLeaksWhenTheWorkerIssues) {
+  RunUnderAdversarialSeeds(
+      QueueScenarios({.batch_completions = true, .issue_on_worker = true})
+          .at(static_cast<std::size_t>(GetParam())),
+      kSeeds);
 }
 
 std::string Name(const ::testing::TestParamInfo<int>& info) {
