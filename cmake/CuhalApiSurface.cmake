@@ -1,7 +1,8 @@
 # The API surface of cuda.h and nccl.h as the compiler sees it, and the fallbacks that make the
 # drop-ins export all of it (docs/api_coverage.md says what is modelled and what falls back).
 #
-# cuhal_api_declarations(<out_file> HEADER <header> PREFIXES <p>... [PER_THREAD])
+# cuhal_api_declarations(<out_file> HEADER <header> PREFIXES <p>... [PER_THREAD]
+#                        [VERSION_MACRO <macro>])
 #   At configure time, preprocesses `#include <header>` with the C++ compiler (the same include
 #   directories as cuhal::cuda_headers) and writes every function it declares whose name starts
 #   with one of PREFIXES to <out_file>, one line each: "<symbol> <kind> <plain> <return>", where
@@ -16,6 +17,7 @@
 #                 name (CUDA 13.0's libcuda.so exports cuMemAlloc, cuCtxCreate, ...). The older
 #                 per-thread variants (cuStreamBeginCapture_ptsz) and the intermediate versions
 #                 (cuCtxCreate_v3) cannot be derived from the header and are not listed.
+#   VERSION_MACRO: also writes the header's value of <macro> (CUDA_VERSION) to <out_file>.version.
 #   Re-runs when the header changes (CMAKE_CONFIGURE_DEPENDS).
 #
 # cuhal_api_fallbacks(TARGET <target> API <cuda|nccl> DECLARED <file> OBJECTS <objlib>...
@@ -25,7 +27,7 @@
 #   not defined, and adds <cc> to <target> (cmake/api_fallbacks.cmake has the details).
 
 function(cuhal_api_declarations out_file)
-  cmake_parse_arguments(ARG "PER_THREAD" "HEADER" "PREFIXES" ${ARGN})
+  cmake_parse_arguments(ARG "PER_THREAD" "HEADER;VERSION_MACRO" "PREFIXES" ${ARGN})
   get_target_property(include_dirs cuhal::cuda_headers INTERFACE_INCLUDE_DIRECTORIES)
   set(include_flags "")
   foreach(dir IN LISTS include_dirs)
@@ -92,6 +94,15 @@ function(cuhal_api_declarations out_file)
     message(FATAL_ERROR "cuhal_api_declarations: preprocessing ${ARG_HEADER} failed: ${err}")
   endif()
   string(REPLACE "\n" ";" macro_lines "${macros}")
+  if(ARG_VERSION_MACRO)
+    set(version "unknown")
+    foreach(line IN LISTS macro_lines)
+      if(line MATCHES "^#define ${ARG_VERSION_MACRO} ([0-9]+)$")
+        set(version ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+    file(CONFIGURE OUTPUT ${out_file}.version CONTENT "${version}\n" @ONLY)
+  endif()
   set(older "")
   foreach(line IN LISTS macro_lines)
     if(NOT line MATCHES "^#define ((${prefix_regex})[A-Za-z0-9_]*) (__CUDA_API_(PTDS|PTSZ)\\()?((${prefix_regex})[A-Za-z0-9_]*)\\)?$")

@@ -439,7 +439,10 @@ CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
       if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
       return not_found;
     }
+    // The per-thread variant, unless it is a fallback and the legacy one is modelled (then the
+    // modelled one, with legacy-stream semantics, as cuhal's own table answers such entries).
     const ApiEntry* variant = per_thread ? FindApi(name, ApiKind::k_per_thread) : nullptr;
+    if (variant != nullptr && !variant->modelled && api->modelled) variant = nullptr;
     *pfn = AsVoid(variant != nullptr ? variant->address : api->address);
     if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
