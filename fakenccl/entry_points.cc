@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fakenccl/fake_nccl.h"
+#include "fakenccl/fallback.h"
 #include "fakenccl/internal/engine.h"
 #include "fakenccl/internal/fakecuda_hooks.h"
 
@@ -282,6 +283,22 @@ CallDesc MakeDesc(CallKind kind, const void* sendbuff, void* recvbuff, std::size
 }
 
 }  // namespace
+
+int FallbackCall(const char* name) noexcept {
+  try {
+    FakeNccl* nccl = InstalledOrSetError();
+    if (nccl == nullptr) return ncclInvalidUsage;
+    if (ncclResult_t injected = nccl->faults().OnCall(name); injected != ncclSuccess) {
+      return Fail(injected, std::string("fakenccl: injected fault: ") + name + " returns " +
+                                NcclResultName(injected));
+    }
+    return Fail(ncclInvalidUsage, std::string("fakenccl: ") + name +
+                                      " is not modelled by fakenccl (answered ncclInvalidUsage)");
+  } catch (...) {
+    return EntryFailed(name);
+  }
+}
+
 }  // namespace fakenccl
 
 using fakenccl::internal::CallKind;

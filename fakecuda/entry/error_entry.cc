@@ -5,7 +5,11 @@
 // an initialized driver either). When a driver is installed they still count as calls and may be
 // failed by its fault injector, like every other entry point.
 //
-// cuGetProcAddress resolves every entry of core/symbols/cuda_symbols.inc by its plain name. What
+// cuGetProcAddress resolves every entry of core/symbols/cuda_symbols.inc by its plain name, and
+// every other function cuda.h declares through the generated table of fallback.h (a modelled
+// entry point outside cuhal's table, or the fallback that answers CUDA_ERROR_NOT_SUPPORTED), at
+// every version up to the driver's (the version each of those was introduced at is not known
+// here: a request older than that gets the current form instead of VERSION_NOT_SUFFICIENT). What
 // the real driver answers was measured on an H200 with driver 580.159.04 (CUDA 13.0) by
 // tests/fakecuda_dropin/probe_program.cc, whose output the fake must reproduce
 // (probe_expected.txt):
@@ -33,6 +37,7 @@
 #include <string_view>
 
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/fallback.h"
 
 // Fault accounting without requiring an installed driver or cuInit.
 #define FAKECUDA_ENTER_ANYTIME(name)                                              \
@@ -393,6 +398,14 @@ const ProcTable& Procs() {
   return table;
 }
 
+// The row of the generated table (fallback.h) for the plain name `name` of the given kind, or null.
+const ApiEntry* FindApi(std::string_view name, ApiKind kind) {
+  for (int i = 0; i < kApiEntryCount; ++i) {
+    if (kApiEntries[i].kind == kind && kApiEntries[i].plain == name) return &kApiEntries[i];
+  }
+  return nullptr;
+}
+
 // The driver version cuGetProcAddress compares cudaVersion against.
 int DriverVersion() {
   DriverState* st = InstalledState();
@@ -414,14 +427,27 @@ CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
   // CUDA_ERROR_NOT_FOUND instead).
   const CUresult not_found = legacy ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
   std::string_view name(symbol);
-  const ProcEntry* e = Procs().Find(name);
-  if (e == nullptr) {
-    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    return not_found;
-  }
-  void* fn = nullptr;
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0 &&
                           cuda_version >= kPerThreadIntroduced;
+  const ProcEntry* e = Procs().Find(name);
+  if (e == nullptr) {
+    // The rest of cuda.h (the generated table, fallback.h): modelled entry points outside
+    // cuhal's symbol table and the fallbacks, at every version up to the driver's (UNMEASURED:
+    // the version each was introduced at; older requests get the current form).
+    const ApiEntry* api = FindApi(name, ApiKind::k_current);
+    if (api == nullptr) {
+      if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+      return not_found;
+    }
+    // The per-thread variant, unless it is a fallback and the legacy one is modelled (then the
+    // modelled one, with legacy-stream semantics, as cuhal's own table answers such entries).
+    const ApiEntry* variant = per_thread ? FindApi(name, ApiKind::k_per_thread) : nullptr;
+    if (variant != nullptr && !variant->modelled && api->modelled) variant = nullptr;
+    *pfn = AsVoid(variant != nullptr ? variant->address : api->address);
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
+  void* fn = nullptr;
   if (const NewerAbi* newer = FindNewerAbi(name, cuda_version); newer != nullptr) {
     fn = per_thread && newer->per_thread != nullptr ? newer->per_thread() : newer->address();
   } else if (cuda_version >= e->current) {

@@ -65,10 +65,12 @@ TEST_F(DropinDlopenTest, ExportsTheDriversSymbolNamesOnly) {
                            "cuStreamGetCtx_v2_ptsz"}) {
     EXPECT_NE(dlsym(handle_, name), nullptr) << name;
   }
-  // Plain names that the real driver only has in an older ABI are not exported under the new
-  // one, and of fakecuda's C++ internals only the hooks the drop-in libnccl.so.2 looks up
-  // (fakenccl/dropin/hooks.cc) are exported.
-  EXPECT_EQ(dlsym(handle_, "cuMemAlloc"), nullptr);
+  // Plain names that the real driver only has in an older ABI are not the new one: cuMemAlloc
+  // (the 32-bit ABI) is exported as a generated fallback (fakecuda/entry/fallback.h), a different
+  // function from cuMemAlloc_v2. Of fakecuda's C++ internals only the hooks the drop-in
+  // libnccl.so.2 looks up (fakenccl/dropin/hooks.cc) are exported.
+  EXPECT_NE(dlsym(handle_, "cuMemAlloc"), nullptr);
+  EXPECT_NE(dlsym(handle_, "cuMemAlloc"), dlsym(handle_, "cuMemAlloc_v2"));
   EXPECT_EQ(dlsym(handle_, "_ZN8fakecuda7InstallEPNS_10FakeDriverE"), nullptr);
   EXPECT_EQ(dlsym(handle_, "_ZN8fakecuda14InstalledStateEv"), nullptr);
   EXPECT_EQ(dlsym(handle_, "fakecuda_legacy_cuStreamQuery_ptsz"), nullptr);
