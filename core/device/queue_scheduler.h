@@ -207,7 +207,8 @@ class QueueScheduler final : public SemaphoreWatcher {
   // Operations deferred / issued and not yet retired (a snapshot, for tests; `in_flight` includes
   // those the worker is retiring right now). `deferred` counts
   // every submitted operation the worker has not issued or failed yet, including those it is
-  // looking at right now (it takes them out of the shared list to look at them unlocked).
+  // looking at right now (it takes them out of the shared list to look at them unlocked) and,
+  // with issue_on_worker, those handed to it and not taken yet.
   struct Counts {
     std::size_t deferred = 0;
     std::size_t in_flight = 0;
