@@ -486,6 +486,22 @@ class Generator {
     return h == nullptr ? 0 : h->size;
   }
 
+  // Reads need memory that was all written and is quiet: when `id` is not, turns *call into the
+  // call that gets it there (a whole memset, or a context synchronization) and returns true.
+  bool Prepare(int id, Call* call) {
+    const Handle* h = model_.Find(id);
+    if (h == nullptr || !h->live) return false;
+    if (h->pending) {
+      *call = Call{Op::kCtxSynchronize, call->id};
+      return true;
+    }
+    if (!h->initialized) {
+      *call = Call{Op::kMemsetD8, call->id, id, kNoId, kNoId, 0, h->size, rng_.Below(256)};
+      return true;
+    }
+    return false;
+  }
+
   // Chooses an operation and its arguments; returns whether it is expected to succeed.
   bool Propose(Call* call) {
     int category = static_cast<int>(rng_.Below(100));
@@ -559,6 +575,9 @@ class Generator {
       c.op = rng_.Pick(kOps);
       int m = AnyMemory();
       std::uint64_t size = SizeOf(m);
+      if (c.op == Op::kMemcpyDtoH || c.op == Op::kMemcpyDtoD || c.op == Op::kMemcpyDtoDAsync) {
+        if (Prepare(m, call)) return true;
+      }
       switch (c.op) {
         case Op::kMemAlloc:
           c.x = bad ? rng_.Pick(std::vector<std::uint64_t>{0, 1ULL << 50}) : PickSize(rng_);
@@ -706,7 +725,13 @@ class Generator {
           return !bad;
         default: {
           c.a = Any(Kind::kFunction);
+          if (c.a == kNoId || model_.Find(c.a)->size != 0) {  // no add_one yet: get one
+            c.a = Any(Kind::kModule);
+            c.op = c.a == kNoId ? Op::kModuleLoadData : Op::kModuleGetFunction;
+            return true;
+          }
           c.b = AnyMemory();
+          if (Prepare(c.b, call)) return true;
           c.c = AnyStream();
           c.x = SizeOf(c.b) / 4;
           c.y = bad ? rng_.Pick(std::vector<std::uint64_t>{0, 2048}) : 32 * (1 + rng_.Below(8));
