@@ -48,7 +48,8 @@ void FillPattern(unsigned char* out, std::size_t n, std::uint64_t seed) {
 
 class Executor {
  public:
-  Executor(const CudaApi& api, const LineSink& emit) : api_(api), emit_(emit) {}
+  Executor(const CudaApi& api, const LineSink& emit, const std::function<void()>& before_release)
+      : api_(api), emit_(emit), before_release_(before_release) {}
 
   void Run(const Sequence& sequence) {
     if (!Prologue()) {
@@ -151,6 +152,7 @@ class Executor {
 
   const CudaApi& api_;
   const LineSink& emit_;
+  const std::function<void()>& before_release_;
   Model model_;
   std::map<int, std::uint64_t> raw_;  // id -> the driver's handle or address
   std::string outputs_;
@@ -549,14 +551,16 @@ void Executor::Teardown() {
   for (int i = 0; i < model_.extra_primary_retains(); ++i) {
     line("cuDevicePrimaryCtxRelease", kNoId, api_.cuDevicePrimaryCtxRelease(device_));
   }
+  if (before_release_) before_release_();
   line("cuCtxSetCurrent", kNullId, api_.cuCtxSetCurrent(nullptr));
   line("cuDevicePrimaryCtxRelease", kNoId, api_.cuDevicePrimaryCtxRelease(device_));
 }
 
 }  // namespace
 
-void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit) {
-  Executor(api, emit).Run(sequence);
+void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit,
+             const std::function<void()>& before_release) {
+  Executor(api, emit, before_release).Run(sequence);
 }
 
 void RunOnFake(const Sequence& sequence, const LineSink& emit,
@@ -572,16 +576,10 @@ void RunOnFake(const Sequence& sequence, const LineSink& emit,
   CudaApi api;
   fakecuda::FillCudaApi(&api);
   if (wrap) wrap(&api);
-  bool ended = false;
-  Execute(api, sequence, [&](const std::string& line) {
-    if (line == "END") {
-      ended = true;  // after the leak check
-    } else {
-      emit(line);
-    }
-  });
-  fakecuda::Inventory live = driver->driver().LiveObjects();
-  if (live.Total() != 0) {
+  auto report_leaks = [&](int own_retains) {
+    fakecuda::Inventory live = driver->driver().LiveObjects();
+    live.primary_retains -= own_retains;
+    if (live.Total() == 0) return;
     emit("LEAK " + live.ToString());
     std::string report = driver->driver().LeakReport();
     std::size_t start = 0;
@@ -591,7 +589,19 @@ void RunOnFake(const Sequence& sequence, const LineSink& emit,
       emit("LEAK " + report.substr(start, nl - start));
       start = nl + 1;
     }
-  }
+  };
+  bool ended = false;
+  Execute(
+      api, sequence,
+      [&](const std::string& line) {
+        if (line == "END") {
+          ended = true;  // after the leak check
+        } else {
+          emit(line);
+        }
+      },
+      [&] { report_leaks(1); });
+  report_leaks(0);
   if (ended) emit("END");
 }
 

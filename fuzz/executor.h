@@ -27,10 +27,15 @@ using LineSink = std::function<void(const std::string& line)>;
 // `emit` with each transcript line as soon as it is known (so that a crash leaves the lines
 // before it). Never throws; a failing call is a line, not an error. Leaves no context current
 // and releases every object the sequence left, as far as the driver lets it.
-void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit);
+// `before_release`, when set, runs after the teardown has freed the sequence's objects and
+// before the executor drops its own primary-context retain (which would make the driver destroy
+// whatever the teardown missed, hiding it from a leak check).
+void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit,
+             const std::function<void()>& before_release = nullptr);
 
 // Runs `sequence` on a fresh in-process fakecuda driver and returns its transcript; when the
-// driver still holds objects after teardown, appends "LEAK <report>" lines before "END".
+// driver still holds objects after the teardown (other than the executor's own primary-context
+// retain), or any at all after the executor's last release, adds "LEAK <report>" lines.
 // `wrap`, when set, may change the table before it is used (tests perturb one entry with it).
 std::vector<std::string> RunOnFake(const Sequence& sequence,
                                    const std::function<void(CudaApi*)>& wrap = nullptr);

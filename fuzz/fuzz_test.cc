@@ -28,16 +28,21 @@ TEST(FuzzGeneratorTest, SameSeedGivesTheSameSequence) {
   EXPECT_NE(Generate(1), Generate(2));
 }
 
-TEST(FuzzGeneratorTest, IdsAreIndicesAndEveryCallPassesTheModel) {
+// The generator predicts that valid calls succeed and invalid ones fail; where the fake answers
+// otherwise the executor skips what the prediction made possible. Rare, or the generator and the
+// model disagree.
+TEST(FuzzGeneratorTest, IdsAreIndicesAndTheFakeRunsAlmostEveryCall) {
+  std::size_t calls = 0;
+  std::size_t skipped = 0;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     Sequence s = Generate(seed);
-    Model model;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      ASSERT_EQ(s[i].id, static_cast<int>(i));
-      ASSERT_EQ(model.Check(s[i]), "") << "seed " << seed << ": " << FormatCall(s[i]);
-      model.Apply(s[i], true);
+    for (std::size_t i = 0; i < s.size(); ++i) ASSERT_EQ(s[i].id, static_cast<int>(i));
+    calls += s.size();
+    for (const std::string& line : RunOnFake(s)) {
+      if (line.find("-> SKIP(") != std::string::npos) ++skipped;
     }
   }
+  EXPECT_LT(skipped * 100, calls) << skipped << " of " << calls << " calls skipped";
 }
 
 TEST(FuzzGeneratorTest, EveryOperationIsGenerated) {
@@ -117,6 +122,23 @@ TEST(FuzzFakeTest, GeneratedSequencesRunToTheEndWithoutLeaksAndReproducibly) {
                                     [](const std::string& l) { return l.rfind("T ", 0) == 0; })));
     EXPECT_FALSE(FirstMismatch(first, RunOnFake(s)).has_value()) << "seed " << seed;
   }
+}
+
+// The leak check itself: a table whose cuStreamDestroy does nothing leaves the stream live.
+CUresult StreamDestroyThatLeaks(CUstream) { return CUDA_SUCCESS; }
+
+TEST(FuzzFakeTest, ALeakAfterTeardownIsReported) {
+  Sequence s = {Call{Op::kStreamCreate, 0}};
+  std::vector<std::string> clean = RunOnFake(s);
+  EXPECT_EQ(std::count_if(clean.begin(), clean.end(),
+                          [](const std::string& l) { return l.rfind("LEAK", 0) == 0; }),
+            0);
+  std::vector<std::string> leaky =
+      RunOnFake(s, [](CudaApi* api) { api->cuStreamDestroy = &StreamDestroyThatLeaks; });
+  ASSERT_GE(leaky.size(), 2u);
+  EXPECT_EQ(leaky.back(), "END");
+  EXPECT_NE(std::find(leaky.begin(), leaky.end(), "LEAK 1 stream(s)"), leaky.end())
+      << ::testing::PrintToString(leaky);
 }
 
 TEST(FuzzMinimizeTest, KeepsExactlyTheCallsThePredicateNeeds) {

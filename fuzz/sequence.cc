@@ -282,7 +282,9 @@ std::string Model::Check(const Call& call) const {
     case Op::kMemAllocFromPoolAsync:
       return live(call.a, Kind::kPool, false) && stream(call.b) ? "" : unsafe;
     case Op::kMemFreeAsync:
-      return live(call.a, Kind::kPoolPtr, false) && stream(call.b) ? "" : unsafe;
+      // Not while work may be pending on it: that work may be on another stream, and the free
+      // does not wait for it (the memory could be reused under a running kernel).
+      return quiet(LiveOf(call.a, Kind::kPoolPtr)) && stream(call.b) ? "" : unsafe;
     case Op::kModuleUnload:
       return live(call.a, Kind::kModule, true) ? "" : unsafe;
     case Op::kModuleGetFunction:
@@ -697,7 +699,13 @@ class Generator {
           c.x = bad ? rng_.Pick(std::vector<std::uint64_t>{0, 1ULL << 50, 100ULL << 20})
                     : PickSize(rng_);
           return !bad;
-        case Op::kMemFreeAsync: c.a = Any(Kind::kPoolPtr); c.b = AnyStream(); return true;
+        case Op::kMemFreeAsync: {
+          c.a = Any(Kind::kPoolPtr);
+          c.b = AnyStream();
+          const Handle* h = model_.Find(c.a);
+          if (h != nullptr && h->pending) *call = Call{Op::kCtxSynchronize, call->id};
+          return true;
+        }
         default: c.a = Any(Kind::kPool); return true;
       }
     }
