@@ -33,8 +33,8 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  // Uniform in [0, n); n > 0.
-  std::uint64_t Below(std::uint64_t n) { return Next() % n; }
+  // Uniform in [0, n); 0 when n is 0.
+  std::uint64_t Below(std::uint64_t n) { return n == 0 ? 0 : Next() % n; }
   bool Chance(int percent) { return Below(100) < static_cast<std::uint64_t>(percent); }
   template <typename T>
   T Pick(const std::vector<T>& v) { return v[Below(v.size())]; }
@@ -743,8 +743,7 @@ class Generator {
           c.c = AnyStream();
           c.x = SizeOf(c.b) / 4;
           c.y = bad ? rng_.Pick(std::vector<std::uint64_t>{0, 2048}) : 32 * (1 + rng_.Below(8));
-          c.z = 1 + c.x / c.y;
-          if (bad) c.z = 1;
+          c.z = bad ? 1 : 1 + c.x / c.y;
           return !bad;
         }
       }
