@@ -15,10 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -55,13 +57,14 @@ struct Flags {
   std::string mode;           // "", compare, minimize, print, list-excluded
   std::uint64_t seed = 0;
   std::string backends = "fake,real";
+  std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "cuhal_fuzz: %s\n"
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
-               "[--batch K] [--timeout S] [--calls MIN..MAX]\n"
+               "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
                "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
                "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S]\n"
                "       cuhal_fuzz --print SEED | --list-excluded\n",
@@ -124,6 +127,9 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (arg == "--minimize" || arg == "--print") {
       f.mode = arg.substr(2);
       if (!ParseU64(value(), &f.seed)) Usage("bad seed");
+    } else if (arg == "--deadline") {
+      if (!ParseU64(value(), &n)) Usage("bad --deadline (Unix seconds)");
+      f.deadline = static_cast<std::int64_t>(n);
     } else if (arg == "--backends") {
       f.backends = value();
     } else if (arg == "--list-excluded") {
@@ -146,9 +152,26 @@ std::string SeedPath(const std::string& dir, std::uint64_t seed) {
 
 // Runs `sequence` on `backend`, handing each transcript line to `emit`. `real` is loaded once
 // per process. Returns false (with a message on stderr) when the backend cannot run here.
+//
+// Test backends, so that the child-process paths are tested without a GPU (fuzz/CMakeLists.txt):
+// the fake with cuEventQuery answering CUDA_ERROR_INVALID_HANDLE ("fake-perturbed"), aborting
+// the process ("fake-aborting") or never returning ("fake-hanging").
+CUresult PerturbedEventQuery(CUevent) { return CUDA_ERROR_INVALID_HANDLE; }
+CUresult AbortingEventQuery(CUevent) { std::abort(); }
+CUresult HangingEventQuery(CUevent) {
+  for (;;) pause();
+}
+
 bool RunSequence(const std::string& backend, const Sequence& sequence, const LineSink& emit) {
   if (backend == "fake") {
     RunOnFake(sequence, emit);
+    return true;
+  }
+  if (backend == "fake-perturbed" || backend == "fake-aborting" || backend == "fake-hanging") {
+    auto query = backend == "fake-perturbed"  ? &PerturbedEventQuery
+                 : backend == "fake-aborting" ? &AbortingEventQuery
+                                              : &HangingEventQuery;
+    RunOnFake(sequence, emit, [query](CudaApi* api) { api->cuEventQuery = query; });
     return true;
   }
   if (backend != "real") {
@@ -328,6 +351,7 @@ int RunSeeds(const Flags& f, const char* self) {
   int hangs = 0;
   std::uint64_t next = f.first;
   while (next <= f.last) {
+    if (f.deadline != 0 && std::time(nullptr) >= f.deadline) break;  // the rest is not run
     std::uint64_t end = std::min<std::uint64_t>(f.last, next + f.batch - 1);
     std::vector<std::string> args = {
         self, "--child", "--backend", f.backend,
@@ -363,7 +387,8 @@ int RunSeeds(const Flags& f, const char* self) {
   // The summary, and the fake's leak check.
   int leaks = 0;
   int incomplete = 0;
-  for (std::uint64_t seed = f.first; seed <= f.last; ++seed) {
+  std::uint64_t run = next > f.last ? f.last - f.first + 1 : next - f.first;
+  for (std::uint64_t seed = f.first; seed < f.first + run; ++seed) {
     std::vector<std::string> lines;
     if (!ReadLines(SeedPath(f.dir, seed), &lines)) {
       ++incomplete;
@@ -380,9 +405,10 @@ int RunSeeds(const Flags& f, const char* self) {
     std::string ending = Ending(lines);
     if (ending == "INCOMPLETE") ++incomplete;
   }
-  std::printf("backend %s: sequences %llu, crashes %d, hangs %d, leaks %d, incomplete %d\n",
-              f.backend.c_str(), static_cast<unsigned long long>(f.last - f.first + 1), crashes,
-              hangs, leaks, incomplete);
+  std::printf("backend %s: sequences %llu, crashes %d, hangs %d, leaks %d, incomplete %d, "
+              "not run (deadline) %llu\n",
+              f.backend.c_str(), static_cast<unsigned long long>(run), crashes, hangs, leaks,
+              incomplete, static_cast<unsigned long long>(f.last - f.first + 1 - run));
   return crashes + hangs + leaks + incomplete == 0 ? 0 : 1;
 }
 
