@@ -831,6 +831,12 @@ const std::vector<ExcludedCall>& ExcludedCalls() {
        "not the same from run to run or from driver to driver: recorded as code only"},
       {"cuLaunchHostFunc / cuStreamAddCallback",
        "host callbacks run on driver threads at times the sequence does not control"},
+      {"cuMemFreeAsync of pool memory with work pending on it",
+       "the work may be on another stream, which the free does not wait for: the memory could "
+       "be reused under a running kernel (the generator synchronizes the context first)"},
+      {"cuMemsetD8 past the end of pool memory",
+       "a pool's chunk has room after each allocation, so the write could land in another "
+       "allocation (past the end of cuMemAlloc memory is generated: the driver refuses it)"},
       {"cuMemcpyDtoH of memory with asynchronous work pending on it",
        "the result would depend on timing; the generator synchronizes the context first"},
   };
