@@ -579,4 +579,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace cuhal::fuzz
 
+// Under AddressSanitizer the CUDA driver fails cuInit unless ASan leaves its shadow gap
+// unprotected (tests/support/real_asan_options.cc has the measurement). ASAN_OPTIONS still wins.
+extern "C" const char* __asan_default_options();
+extern "C" const char* __asan_default_options() { return "protect_shadow_gap=0"; }
+
 int main(int argc, char** argv) { return cuhal::fuzz::Main(argc, argv); }
