@@ -3,7 +3,7 @@
 //
 //   cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D [--batch K] [--timeout S]
 //   cuhal_fuzz --compare DIR_A DIR_B [--show N]
-//   cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S]
+//   cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] [--minimize-budget S]
 //   cuhal_fuzz --print SEED | --list-excluded
 //
 // Every sequence runs in a child process (this program, exec'd again with --child), K seeds per
@@ -58,6 +58,7 @@ struct Flags {
   std::uint64_t seed = 0;
   std::string backends = "fake,real";
   std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
+  int minimize_budget_s = 0;  // --minimize-budget: seconds of minimization (0: no limit)
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -66,7 +67,8 @@ struct Flags {
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
                "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
                "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
-               "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S]\n"
+               "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] "
+               "[--minimize-budget S]\n"
                "       cuhal_fuzz --print SEED | --list-excluded\n",
                why);
   std::exit(2);
@@ -130,6 +132,9 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (arg == "--deadline") {
       if (!ParseU64(value(), &n)) Usage("bad --deadline (Unix seconds)");
       f.deadline = static_cast<std::int64_t>(n);
+    } else if (arg == "--minimize-budget") {
+      if (!ParseU64(value(), &n)) Usage("bad --minimize-budget (seconds)");
+      f.minimize_budget_s = static_cast<int>(n);
     } else if (arg == "--backends") {
       f.backends = value();
     } else if (arg == "--list-excluded") {
@@ -546,7 +551,11 @@ int MinimizeSeed(const Flags& f, const char* self) {
   };
   if (!fails(start)) start = sequence;
   int tests = 0;
-  Sequence minimal = Minimize(start, fails, {}, &tests);
+  MinimizeOptions options;
+  if (f.minimize_budget_s > 0) {
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(f.minimize_budget_s);
+  }
+  Sequence minimal = Minimize(start, fails, options, &tests);
   auto [a, b] = run_both(minimal);
   std::optional<Mismatch> m = FirstMismatch(a, b);
   std::printf("minimized from %zu to %zu calls in %d runs of both backends\n", sequence.size(),

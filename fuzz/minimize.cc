@@ -9,7 +9,9 @@ Sequence Minimize(const Sequence& sequence, const FailurePredicate& fails,
                   MinimizeOptions options, int* tests) {
   int count = 0;
   auto test = [&](const Sequence& candidate) {
-    if (count >= options.max_tests) return false;
+    if (count >= options.max_tests || std::chrono::steady_clock::now() >= options.deadline) {
+      return false;
+    }
     ++count;
     return fails(candidate);
   };

@@ -3,8 +3,10 @@
 #ifndef CUHAL_FUZZ_MINIMIZE_H_
 #define CUHAL_FUZZ_MINIMIZE_H_
 
+#include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "fuzz/sequence.h"
 
@@ -15,6 +17,9 @@ using FailurePredicate = std::function<bool(const Sequence&)>;
 
 struct MinimizeOptions {
   int max_tests = 3000;  // predicate evaluations at most
+  // No evaluation starts after this time (the default: none); the result is then the shortest
+  // failing sequence found so far.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Removes calls from `sequence` (which must fail) while `fails` stays true: ddmin over chunks,

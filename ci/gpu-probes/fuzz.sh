@@ -4,11 +4,11 @@
 # processes (xargs -P, a chunk of seeds per cuhal_fuzz; inside it every batch of seeds is a child
 # process, so a crash or a hang is a per-seed finding), compares the transcripts and minimizes
 # the first mismatching seed into a ready-to-paste GoogleTest case. Needs no test dependencies.
-#   OUT=/tmp/out bash ci/gpu-probes/fuzz.sh [N]      (on the GPU machine; about 5 minutes)
+#   OUT=/tmp/out bash ci/gpu-probes/fuzz.sh [N]      (on the GPU machine)
 # Environment: CUHAL_FUZZ_JOBS (16), CUHAL_FUZZ_CHUNK (seeds per cuhal_fuzz, 100),
-# CUHAL_FUZZ_FIRST (first seed, 1), CUHAL_FUZZ_BUDGET_S (seconds for each backend's run, 150
-# for the fake, 2x for the real driver: no batch starts after it, and the report says how many
-# sequences ran).
+# CUHAL_FUZZ_FIRST (first seed, 1), CUHAL_FUZZ_BUDGET_S (seconds for the fake's run, 120; the
+# real driver gets 2x: no batch starts after it, and the report says how many sequences ran).
+# Worst case about 7 minutes: build, 120 + 240 s of runs, 60 s of minimization.
 # Results: $OUT/summary.txt, $OUT/compare.txt, $OUT/minimized.txt, the transcripts of the first
 # mismatching seeds in $OUT/mismatches/<seed>.{fake,real}.txt; every transcript stays in $WORK.
 set -uo pipefail
@@ -18,7 +18,7 @@ N=${1:-10000}
 JOBS=${CUHAL_FUZZ_JOBS:-16}
 CHUNK=${CUHAL_FUZZ_CHUNK:-100}
 FIRST=${CUHAL_FUZZ_FIRST:-1}
-BUDGET=${CUHAL_FUZZ_BUDGET_S:-150}
+BUDGET=${CUHAL_FUZZ_BUDGET_S:-120}
 WORK=${CUHAL_FUZZ_WORK:-/tmp/cuhal_fuzz_run}
 BUILD=build/fuzz-release
 rm -rf "$WORK"; mkdir -p "$WORK/fake" "$WORK/real" "$OUT/mismatches"
@@ -62,7 +62,8 @@ for s in $(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | awk '{pr
 done
 FIRST_BAD=$(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | head -1 | awk '{print $2}' | tr -d :)
 if [ -n "$FIRST_BAD" ]; then
-  timeout 120 $FUZZ --minimize "$FIRST_BAD" --timeout 10 > "$OUT/minimized.txt" 2>&1
+  timeout 120 $FUZZ --minimize "$FIRST_BAD" --timeout 10 --minimize-budget 60 \
+    > "$OUT/minimized.txt" 2>&1
   echo "minimize seed $FIRST_BAD: rc $?"; sed -n '1,8p' "$OUT/minimized.txt"
 fi
 echo "total $((SECONDS-T0)) s"
