@@ -566,7 +566,10 @@ void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit,
 void RunOnFake(const Sequence& sequence, const LineSink& emit,
                const std::function<void(CudaApi*)>& wrap) {
   fakecuda::DriverOptions options;
-  options.racecheck = fakecuda::RaceCheck::kOff;
+  // The race detector checks the model: a generated sequence must have no stream-order race
+  // (one would make its results timing-dependent on the real driver). Findings become "RACE"
+  // lines; kReport leaves every result code as it is.
+  options.racecheck = fakecuda::RaceCheck::kReport;
   std::string error;
   std::unique_ptr<fakecuda::ScopedDriver> driver = fakecuda::ScopedDriver::Create(options, &error);
   if (driver == nullptr) {
@@ -602,6 +605,7 @@ void RunOnFake(const Sequence& sequence, const LineSink& emit,
       },
       [&] { report_leaks(1); });
   report_leaks(0);
+  for (const std::string& finding : driver->driver().RaceFindings()) emit("RACE " + finding);
   if (ended) emit("END");
 }
 

@@ -35,7 +35,8 @@ void Execute(const CudaApi& api, const Sequence& sequence, const LineSink& emit,
 
 // Runs `sequence` on a fresh in-process fakecuda driver and returns its transcript; when the
 // driver still holds objects after the teardown (other than the executor's own primary-context
-// retain), or any at all after the executor's last release, adds "LEAK <report>" lines.
+// retain), or any at all after the executor's last release, adds "LEAK <report>" lines; each
+// stream-order race fakecuda's detector found adds a "RACE <finding>" line.
 // `wrap`, when set, may change the table before it is used (tests perturb one entry with it).
 std::vector<std::string> RunOnFake(const Sequence& sequence,
                                    const std::function<void(CudaApi*)>& wrap = nullptr);

@@ -391,6 +391,7 @@ int RunSeeds(const Flags& f, const char* self) {
   }
   // The summary, and the fake's leak check.
   int leaks = 0;
+  int races = 0;
   int incomplete = 0;
   std::uint64_t run = next > f.last ? f.last - f.first + 1 : next - f.first;
   for (std::uint64_t seed = f.first; seed < f.first + run; ++seed) {
@@ -400,7 +401,17 @@ int RunSeeds(const Flags& f, const char* self) {
       continue;
     }
     bool leaked = false;
-    for (const std::string& l : lines) leaked = leaked || l.rfind("LEAK ", 0) == 0;
+    bool raced = false;
+    for (const std::string& l : lines) {
+      leaked = leaked || l.rfind("LEAK ", 0) == 0;
+      raced = raced || l.rfind("RACE ", 0) == 0;
+    }
+    if (raced) {
+      ++races;
+      if (races <= f.show) std::printf("seed %llu has a stream-order race: see %s\n",
+                                       static_cast<unsigned long long>(seed),
+                                       SeedPath(f.dir, seed).c_str());
+    }
     if (leaked) {
       ++leaks;
       if (leaks <= f.show) std::printf("seed %llu leaks: see %s\n",
@@ -411,10 +422,10 @@ int RunSeeds(const Flags& f, const char* self) {
     if (ending == "INCOMPLETE") ++incomplete;
   }
   std::printf("backend %s: sequences %llu, crashes %d, hangs %d, leaks %d, incomplete %d, "
-              "not run (deadline) %llu\n",
+              "not run (deadline) %llu, races %d\n",
               f.backend.c_str(), static_cast<unsigned long long>(run), crashes, hangs, leaks,
-              incomplete, static_cast<unsigned long long>(f.last - f.first + 1 - run));
-  return crashes + hangs + leaks + incomplete == 0 ? 0 : 1;
+              incomplete, static_cast<unsigned long long>(f.last - f.first + 1 - run), races);
+  return crashes + hangs + leaks + incomplete + races == 0 ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -114,6 +114,7 @@ TEST(FuzzFakeTest, GeneratedSequencesRunToTheEndWithoutLeaksAndReproducibly) {
     EXPECT_EQ(first.back(), "END") << "seed " << seed;
     for (const std::string& line : first) {
       EXPECT_NE(line.rfind("LEAK", 0), 0u) << "seed " << seed << ": " << line;
+      EXPECT_NE(line.rfind("RACE", 0), 0u) << "seed " << seed << ": " << line;
       EXPECT_EQ(line.find("CUresult("), std::string::npos) << line;
     }
     EXPECT_EQ(first.size(), s.size() + 4 /*prologue*/ + 1 /*END*/ +

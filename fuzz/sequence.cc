@@ -379,7 +379,11 @@ void Model::Apply(const Call& call, bool ok) {
     case Op::kEventCreate: create(Kind::kEvent)->bad_flags = (call.x & 2) != 0; break;
     case Op::kMemAlloc: create(Kind::kDevicePtr, call.x); ++epoch_; break;
     case Op::kMemHostAlloc: create(Kind::kHostPtr, call.x); ++epoch_; break;
-    case Op::kMemAllocFromPoolAsync: create(Kind::kPoolPtr, call.x); ++epoch_; break;
+    case Op::kMemAllocFromPoolAsync:
+      // Stream-ordered: other streams may use it only once the allocation is known complete.
+      create(Kind::kPoolPtr, call.x)->pending = true;
+      ++epoch_;
+      break;
     case Op::kMemPoolCreate: create(Kind::kPool); break;
     case Op::kModuleLoadData: create(Kind::kModule); break;
     case Op::kModuleGetFunction: {

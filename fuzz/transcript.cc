@@ -8,7 +8,8 @@ namespace cuhal::fuzz {
 namespace {
 
 bool Compared(std::string_view line) {
-  return !line.empty() && line[0] != '#' && line.substr(0, 5) != "LEAK ";
+  return !line.empty() && line[0] != '#' && line.substr(0, 5) != "LEAK " &&
+         line.substr(0, 5) != "RACE ";
 }
 
 std::vector<std::string> ComparedLines(const std::vector<std::string>& lines) {

@@ -10,8 +10,8 @@
 
 namespace cuhal::fuzz {
 
-// The first line where two transcripts differ. Comment lines ("#...") and leak lines
-// ("LEAK ...", which only the fake writes) are not compared; a transcript that ends early (a
+// The first line where two transcripts differ. Comment lines ("#...") and leak and race lines
+// ("LEAK ...", "RACE ...", which only the fake writes) are not compared; a transcript that ends early (a
 // crash or a hang) differs at the first line it lacks, shown as "<missing>".
 struct Mismatch {
   int index = 0;  // among the compared lines

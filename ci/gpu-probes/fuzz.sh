@@ -48,9 +48,10 @@ run_backend real 50 $((2 * BUDGET))
 {
   echo "sequences run: fake $(ls "$WORK/fake" | wc -l), real $(ls "$WORK/real" | wc -l) of $N"
   for b in fake real; do
-    awk -v b=$b '/^backend/ { gsub(",", ""); n += $4; c += $6; h += $8; l += $10; u += $16 }
-      END { printf "%s: sequences %d, crashes %d, hangs %d, leaks %d (fake only), not run %d\n",
-            b, n, c, h, l, u }' "$WORK/$b.log"
+    awk -v b=$b '/^backend/ { gsub(",", ""); n += $4; c += $6; h += $8; l += $10; u += $16;
+                              r += $18 }
+      END { printf "%s: sequences %d, crashes %d, hangs %d, not run %d; fake only: leaks %d, " \
+                   "stream-order races %d\n", b, n, c, h, u, l, r }' "$WORK/$b.log"
   done
 } | tee "$OUT/summary.txt"
 grep -m10 "cuhal_fuzz: seed" "$WORK/real.err" "$WORK/fake.err" | tee -a "$OUT/summary.txt"
