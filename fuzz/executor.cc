@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "core/symbols/api_status.h"
 #include "fakecuda/fake_driver.h"

@@ -9,7 +9,6 @@
 // Every sequence runs in a child process (this program, exec'd again with --child), K seeds per
 // child: a crash or a hang (no progress for --timeout seconds) is recorded in that seed's
 // transcript as "CRASH ..." or "HANG ...", and the run goes on with the next seed.
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>

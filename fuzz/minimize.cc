@@ -2,6 +2,7 @@
 #include "fuzz/minimize.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace cuhal::fuzz {
 
