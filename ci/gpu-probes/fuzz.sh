@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 14's differential fuzzer on the GPU machine: builds cuhal_fuzz (Release, nothing else),
+# runs N seeds (default 10000) on the fake and on the real driver, each backend in its own
+# processes (xargs -P, a chunk of seeds per cuhal_fuzz; inside it every batch of seeds is a child
+# process, so a crash or a hang is a per-seed finding), compares the transcripts and minimizes
+# the first mismatching seed into a ready-to-paste GoogleTest case. Needs no test dependencies.
+#   OUT=/tmp/out bash ci/gpu-probes/fuzz.sh [N]      (on the GPU machine)
+# Environment: CUHAL_FUZZ_JOBS (16), CUHAL_FUZZ_CHUNK (seeds per cuhal_fuzz, 100),
+# CUHAL_FUZZ_FIRST (first seed, 1), CUHAL_FUZZ_BUDGET_S (seconds for the fake's run, 120; the
+# real driver gets 2x: no batch starts after it, and the report says how many sequences ran).
+# Worst case about 7 minutes: build, 120 + 240 s of runs, 60 s of minimization.
+# Results: $OUT/summary.txt, $OUT/compare.txt, $OUT/minimized.txt, the transcripts of the first
+# mismatching seeds in $OUT/mismatches/<seed>.{fake,real}.txt; every transcript stays in $WORK.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; T0=$SECONDS
+N=${1:-10000}
+JOBS=${CUHAL_FUZZ_JOBS:-16}
+CHUNK=${CUHAL_FUZZ_CHUNK:-100}
+FIRST=${CUHAL_FUZZ_FIRST:-1}
+BUDGET=${CUHAL_FUZZ_BUDGET_S:-120}
+WORK=${CUHAL_FUZZ_WORK:-/tmp/cuhal_fuzz_run}
+BUILD=build/fuzz-release
+rm -rf "$WORK"; mkdir -p "$WORK/fake" "$WORK/real" "$OUT/mismatches"
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/machine.txt"
+cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
+  -DCUHAL_BUILD_BENCHMARKS=OFF -DCUHAL_BUILD_CLI=OFF > "$OUT/configure.log" 2>&1 \
+  || { tail -20 "$OUT/configure.log"; exit 1; }
+timeout 300 cmake --build $BUILD -j16 --target cuhal_fuzz > "$OUT/build.log" 2>&1
+rc=$?; echo "build rc $rc at $((SECONDS-T0)) s"
+[ $rc -eq 0 ] || { grep -m5 -B2 -A5 "error" "$OUT/build.log"; exit 1; }
+FUZZ=$BUILD/fuzz/cuhal_fuzz
+$FUZZ --list-excluded > "$OUT/excluded.txt"
+
+LAST=$((FIRST + N - 1))
+chunks() { for ((s = FIRST; s <= LAST; s += CHUNK)); do
+  e=$((s + CHUNK - 1)); [ $e -gt $LAST ] && e=$LAST; echo "$s..$e"; done; }
+run_backend() {  # backend batch budget_s
+  local t=$SECONDS BUDGET=$3
+  local deadline=$(( $(date +%s) + BUDGET ))  # no new batch after it; running ones finish
+  chunks | timeout $((BUDGET + 60)) xargs -P "$JOBS" -I{} \
+    "$FUZZ" --backend "$1" --seeds {} --batch "$2" --timeout 10 --show 0 \
+            --deadline "$deadline" --transcript-dir "$WORK/$1" > "$WORK/$1.log" 2> "$WORK/$1.err"
+  echo "$1: rc $? in $((SECONDS - t)) s"
+}
+run_backend fake 100 "$BUDGET"
+run_backend real 50 $((2 * BUDGET))
+{
+  echo "sequences run: fake $(ls "$WORK/fake" | wc -l), real $(ls "$WORK/real" | wc -l) of $N"
+  for b in fake real; do
+    awk -v b=$b '/^backend/ { gsub(",", ""); n += $4; c += $6; h += $8; l += $10; u += $16;
+                              r += $18 }
+      END { printf "%s: sequences %d, crashes %d, hangs %d, not run %d; fake only: leaks %d, " \
+                   "stream-order races %d\n", b, n, c, h, u, l, r }' "$WORK/$b.log"
+  done
+} | tee "$OUT/summary.txt"
+grep -m10 "cuhal_fuzz: seed" "$WORK/real.err" "$WORK/fake.err" | tee -a "$OUT/summary.txt"
+$FUZZ --compare "$WORK/fake" "$WORK/real" --show 10 > "$OUT/compare.txt" 2>&1
+tail -2 "$OUT/compare.txt" | tee -a "$OUT/summary.txt"
+echo "first mismatches:"; grep -A2 "first mismatch" "$OUT/compare.txt" | head -30
+for s in $(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | awk '{print $2}' | tr -d : | head -10); do
+  cp "$WORK/fake/$s.txt" "$OUT/mismatches/$s.fake.txt"; cp "$WORK/real/$s.txt" "$OUT/mismatches/$s.real.txt"
+done
+FIRST_BAD=$(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | head -1 | awk '{print $2}' | tr -d :)
+if [ -n "$FIRST_BAD" ]; then
+  timeout 120 $FUZZ --minimize "$FIRST_BAD" --timeout 10 --minimize-budget 60 \
+    > "$OUT/minimized.txt" 2>&1
+  echo "minimize seed $FIRST_BAD: rc $?"; sed -n '1,8p' "$OUT/minimized.txt"
+fi
+echo "total $((SECONDS-T0)) s"
