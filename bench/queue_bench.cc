@@ -75,6 +75,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_backend.h"
@@ -941,34 +942,22 @@ void BM_TwoQueuePipeline(benchmark::State& state, const BackendKind* kind) {
 void RegisterAll() {
   for (const BackendKind* k : {&kFake, &kReal}) {
     const std::string suffix = std::string("/") + k->name;
-    benchmark::RegisterBenchmark(("BM_SubmitReadyAlloca" + suffix).c_str(), BM_SubmitReadyAlloca, k)
-        ->ArgNames({"worker", "poll_us", "on_worker"})
-        ->Args({1, 0, 0})
-        ->Args({0, 0, 0})
-        ->Args({1, 20, 0})
-        ->Args({1, 0, 1})
-        ->Args({1, 20, 1});
-    benchmark::RegisterBenchmark(("BM_SubmitReadyDealloca" + suffix).c_str(), BM_SubmitReadyDealloca, k)
-        ->ArgNames({"worker", "poll_us", "on_worker"})
-        ->Args({1, 0, 0})
-        ->Args({0, 0, 0})
-        ->Args({1, 20, 0})
-        ->Args({1, 0, 1})
-        ->Args({1, 20, 1});
-    benchmark::RegisterBenchmark(("BM_SubmitReadyExecute" + suffix).c_str(), BM_SubmitReadyExecute, k)
-        ->ArgNames({"worker", "poll_us", "on_worker"})
-        ->Args({1, 0, 0})
-        ->Args({0, 0, 0})
-        ->Args({1, 20, 0})
-        ->Args({1, 0, 1})
-        ->Args({1, 20, 1});
-    benchmark::RegisterBenchmark(("BM_SubmitReadyBarrier" + suffix).c_str(), BM_SubmitReadyBarrier, k)
-        ->ArgNames({"worker", "poll_us", "on_worker"})
-        ->Args({1, 0, 0})
-        ->Args({0, 0, 0})
-        ->Args({1, 20, 0})
-        ->Args({1, 0, 1})
-        ->Args({1, 20, 1});
+    // The ready submissions, each in every mode (see the top of this file).
+    using Submission = void (*)(benchmark::State&, const BackendKind*);
+    const std::pair<const char*, Submission> submissions[] = {
+        {"BM_SubmitReadyAlloca", BM_SubmitReadyAlloca},
+        {"BM_SubmitReadyDealloca", BM_SubmitReadyDealloca},
+        {"BM_SubmitReadyExecute", BM_SubmitReadyExecute},
+        {"BM_SubmitReadyBarrier", BM_SubmitReadyBarrier}};
+    for (const auto& [name, run] : submissions) {
+      benchmark::RegisterBenchmark((name + suffix).c_str(), run, k)
+          ->ArgNames({"worker", "poll_us", "on_worker"})
+          ->Args({1, 0, 0})
+          ->Args({0, 0, 0})
+          ->Args({1, 20, 0})
+          ->Args({1, 0, 1})
+          ->Args({1, 20, 1});
+    }
     benchmark::RegisterBenchmark(("BM_WakeHostToHost" + suffix).c_str(), BM_WakeHostToHost, k);
     benchmark::RegisterBenchmark(("BM_DriverEventRecord" + suffix).c_str(), BM_DriverEventRecord,
                                  k);
