@@ -10,6 +10,7 @@
 
 #include "core/base/mutex.h"
 #include "fakecuda/internal/driver_state.h"
+#include "fakecuda/internal/mem_pool.h"
 
 namespace fakecuda {
 namespace {
@@ -71,9 +72,13 @@ void KernelLaunch::CopyParam(std::size_t i, void* out, std::size_t size) const {
 
 std::byte* KernelLaunch::Translate(CUdeviceptr ptr, std::size_t bytes) const {
   cuhal::MutexLock lock(state_->mu);
-  Allocation* a = state_->FindAllocation(ptr, std::max<std::size_t>(bytes, 1));
-  if (a == nullptr || a->data == nullptr) return nullptr;
-  return a->data + (ptr - a->base);
+  const std::size_t need = std::max<std::size_t>(bytes, 1);
+  Allocation* a = state_->FindAllocation(ptr, need);
+  if (a != nullptr && a->data != nullptr) return a->data + (ptr - a->base);
+  // Pool memory freed (cuMemFreeAsync) after this launch was queued: still mapped by its pool.
+  MappedPoolRun run;
+  if (!PoolsMappedRun(*state_, ptr, &run) || run.size - (ptr - run.base) < need) return nullptr;
+  return run.data + (ptr - run.base);
 }
 
 void RegisterKernel(std::string name, KernelFn fn, KernelOptions options) {

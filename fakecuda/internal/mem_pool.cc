@@ -774,6 +774,30 @@ void PoolsOnContextSync(DriverState* st, std::uint64_t ctx_id) {
   if (PoolModel* pools = st->pools_if_used()) pools->OnContextSync(ctx_id);
 }
 
+bool PoolsMappedRun(const DriverState& st, std::uintptr_t address, MappedPoolRun* out) {
+  const PoolModel* pools = st.pools_if_used();
+  return pools != nullptr && pools->MappedRun(address, out);
+}
+
+bool PoolModel::MappedRun(std::uintptr_t address, MappedPoolRun* out) const {
+  st_->mu.AssertHeld();
+  for (const auto& [id, pool] : pools_) {
+    const MemPool& p = *pool;
+    if (p.data_ == nullptr || address < p.base_ || address - p.base_ >= p.span_) continue;
+    std::size_t g = (address - p.base_) / kPoolGranuleBytes;
+    if (g >= p.mapped_.size() || !p.mapped_[g]) return false;
+    std::size_t first = g;
+    std::size_t last = g;
+    while (first > 0 && p.mapped_[first - 1]) --first;
+    while (last + 1 < p.mapped_.size() && p.mapped_[last + 1]) ++last;
+    out->base = p.base_ + first * kPoolGranuleBytes;
+    out->size = (last - first + 1) * kPoolGranuleBytes;
+    out->data = p.data_ + first * kPoolGranuleBytes;
+    return true;
+  }
+  return false;
+}
+
 int PoolsLive(const DriverState& st) {
   const PoolModel* pools = st.pools_if_used();
   return pools != nullptr ? pools->LiveUserPools() : 0;

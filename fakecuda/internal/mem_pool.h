@@ -98,6 +98,13 @@ struct PoolRange {
   std::uint64_t listed_at = 0;
 };
 
+// A run of a pool's mapped granules: device addresses [base, base + size) live at host `data`.
+struct MappedPoolRun {
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  std::byte* data = nullptr;
+};
+
 // One memory pool: its properties, attributes, statistics and address space.
 //
 // Ownership: owned by the PoolModel of its driver, which also owns the span's host backing;
@@ -215,6 +222,11 @@ class PoolModel {
   int LiveUserPools() const;
   std::string Describe() const;
 
+  // The run of mapped granules of some pool that contains `address`: what a kernel may still
+  // touch after its allocation was freed to the pool (the GPU keeps pool memory mapped until the
+  // pool releases it). False when no pool maps that address.
+  bool MappedRun(std::uintptr_t address, MappedPoolRun* out) const;
+
  private:
   struct Place {
     std::size_t index = 0;          // into pool.free_
@@ -279,6 +291,8 @@ class PoolModel {
 };
 
 // Hooks for DriverState (no-ops until a pool has been used).
+bool PoolsMappedRun(const DriverState& st, std::uintptr_t address, MappedPoolRun* out)
+    CUHAL_REQUIRES(st.mu);
 void PoolsOnStreamSync(DriverState* st, std::uint64_t stream_id, std::uint64_t proven_below)
     CUHAL_REQUIRES(st->mu);
 void PoolsOnContextSync(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu);

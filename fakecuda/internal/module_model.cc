@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/ptx/interpreter.h"
 
 namespace fakecuda {
@@ -189,8 +190,15 @@ CUresult MakeInterpretedOp(DriverState* st, const FunctionState& f, const Launch
   request->resolver = [st](std::uint64_t address, ptx::Region* out) {
     cuhal::MutexLock lock(st->mu);
     Allocation* a = st->FindAllocation(static_cast<std::uintptr_t>(address), 1);
-    if (a == nullptr || a->data == nullptr) return false;
-    *out = ptx::Region{a->base, a->size, a->data};
+    if (a != nullptr && a->data != nullptr) {
+      *out = ptx::Region{a->base, a->size, a->data};
+      return true;
+    }
+    // Pool memory freed with cuMemFreeAsync after this launch was queued (the free takes the
+    // allocation out of the map at once) is still mapped by its pool, as on the GPU.
+    MappedPoolRun run;
+    if (!PoolsMappedRun(*st, static_cast<std::uintptr_t>(address), &run)) return false;
+    *out = ptx::Region{run.base, run.size, run.data};
     return true;
   };
   op->what = what;

@@ -5,9 +5,11 @@
 // tests/fakecuda_dropin/probe_program.cc (probe_expected.txt); UNMEASURED ones were not.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fakecuda/sample_kernels.h"
@@ -349,6 +351,35 @@ TEST_P(ModuleTest, LaunchConfigurationLimits) {
 }
 
 CUHAL_INSTANTIATE_BACKEND_TEST(ModuleTest);
+
+// A kernel queued before a cuMemFreeAsync of the pool memory it writes, on the same stream, runs
+// before the free takes effect: stream order makes this well defined, on the GPU and on the fake
+// (whose free used to take the allocation out of its map at the call, so the queued kernel faulted
+// with a sticky CUDA_ERROR_ILLEGAL_ADDRESS).
+TEST_P(ModuleTest, KernelQueuedBeforeFreeAsyncOfItsPoolMemoryRuns) {
+  ScopedPrimaryContext ctx(api());
+  ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(LoadTestModule());
+  CUstream stream = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  constexpr unsigned kCount = 1024;
+  CUdeviceptr data = 0;
+  ASSERT_EQ(api().cuMemAllocAsync(&data, kCount * sizeof(unsigned), stream), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD32Async(data, 0, kCount, stream), CUDA_SUCCESS);
+  // Hold the stream so that the kernel and the free are both queued before the kernel runs.
+  std::atomic<bool> release{false};
+  auto hold = [](void* flag) {
+    while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+  };
+  ASSERT_EQ(api().cuLaunchHostFunc(stream, hold, &release), CUDA_SUCCESS);
+  EXPECT_EQ(LaunchAddOne(data, kCount, stream), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFreeAsync(data, stream), CUDA_SUCCESS);
+  release.store(true);
+  EXPECT_EQ(api().cuStreamSynchronize(stream), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS) << "no sticky error";
+  EXPECT_EQ(api().cuStreamDestroy(stream), CUDA_SUCCESS);
+  UnloadTestModule();
+}
 
 }  // namespace
 }  // namespace cuhal::testing
