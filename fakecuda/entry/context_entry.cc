@@ -299,7 +299,9 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) try {
     return CUDA_SUCCESS;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  *flags = ctx->flags;
+  // Measured (ci/gpu-probes 2026-12-03; differential fuzzer 2026-12-06, H200): a live context
+  // reports CU_CTX_MAP_HOST whatever it was created with (mapped pinned memory is always on).
+  *flags = ctx->flags | CU_CTX_MAP_HOST;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxGetFlags");

@@ -221,7 +221,10 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
   a.size = bytesize;
   a.device = ctx->device;
   a.ctx_id = ctx->id;
-  a.flags = flags;
+  // Measured (differential fuzzer, H200, 2026-12-06): cuMemHostGetFlags reports
+  // CU_MEMHOSTALLOC_DEVICEMAP on every pinned allocation (mapping is always on with unified
+  // addressing): PORTABLE reads back 3.
+  a.flags = flags | CU_MEMHOSTALLOC_DEVICEMAP;
   a.created_by = what;
   *pp = a.data;
   st->memory().Add(std::move(a));
@@ -335,7 +338,11 @@ CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) 
   FAKECUDA_ENTER(cuMemHostAlloc)
   constexpr unsigned kKnown =
       CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
-  if (Flags & ~kKnown) return CUDA_ERROR_INVALID_VALUE;
+  if (Flags & ~kKnown) {
+    // Measured (differential fuzzer, H200, 2026-12-06): unknown flags clear *pp too.
+    if (pp != nullptr) *pp = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   return fakecuda::HostAlloc(st, pp, bytesize, Flags, "cuMemHostAlloc");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemHostAlloc");

@@ -52,6 +52,22 @@ TEST_P(ContextTest, PrimaryRetainReturnsOneHandleAndCountsReferences) {
   EXPECT_EQ(api().cuDevicePrimaryCtxRetain(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
 }
 
+// Measured by the differential fuzzer on the H200 (driver 580.159.04, 2026-12-06) and by
+// ci/gpu-probes (2026-12-03): cuCtxGetFlags adds CU_CTX_MAP_HOST to the flags a live context was
+// made with; cuDevicePrimaryCtxGetState does not.
+TEST_P(ContextTest, CtxGetFlagsReportsMapHost) {
+  ScopedPrimaryContext ctx(api());
+  ASSERT_EQ(ctx.result(), CUDA_SUCCESS);
+  unsigned flags = 0;
+  ASSERT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  unsigned state = 0xdead;
+  int active = 0;
+  ASSERT_EQ(api().cuDevicePrimaryCtxGetState(0, &state, &active), CUDA_SUCCESS);
+  EXPECT_EQ(active, 1);
+  EXPECT_EQ(state & CU_CTX_MAP_HOST, 0u);
+  EXPECT_EQ(flags, state | CU_CTX_MAP_HOST);
+}
+
 TEST_P(ContextTest, PrimaryReleasePastZeroIsInvalidContext) {
   ASSERT_EQ(PrimaryActive(), 0);
   EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);

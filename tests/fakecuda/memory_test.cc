@@ -68,6 +68,21 @@ TEST_P(MemoryTest, AllocAndFree) {
   EXPECT_EQ(api().cuMemAlloc(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
 }
 
+// Measured by the differential fuzzer on the H200 (driver 580.159.04, 2026-12-06): every pinned
+// allocation reports CU_MEMHOSTALLOC_DEVICEMAP (PORTABLE reads back 3), and cuMemHostAlloc with
+// an unknown flag clears *pp as its out-of-memory failure does.
+TEST_P(MemoryTest, PinnedAllocationsReportDeviceMapAndBadFlagsClearTheOutPointer) {
+  void* host = nullptr;
+  ASSERT_EQ(api().cuMemHostAlloc(&host, 4096, CU_MEMHOSTALLOC_PORTABLE), CUDA_SUCCESS);
+  unsigned got = 0;
+  ASSERT_EQ(api().cuMemHostGetFlags(&got, host), CUDA_SUCCESS);
+  EXPECT_EQ(got, unsigned{CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP});
+  EXPECT_EQ(api().cuMemFreeHost(host), CUDA_SUCCESS);
+  void* bad = &got;
+  EXPECT_EQ(api().cuMemHostAlloc(&bad, 64, 128), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(bad, nullptr);
+}
+
 TEST_P(MemoryTest, ZeroByteAllocationIsInvalidValue) {
   CUdeviceptr ptr = 0;
   EXPECT_EQ(api().cuMemAlloc(&ptr, 0), CUDA_ERROR_INVALID_VALUE);
