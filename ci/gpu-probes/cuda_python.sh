@@ -1,0 +1,369 @@
+#!/usr/bin/env bash
+# Issue 14's last done-when item on the GPU machine: NVIDIA's cuda-python driver tests
+# (cuda_bindings/tests/test_cuda.py) run twice, on the real libcuda and on cuhal's drop-in
+# libcuda.so.1 (LD_LIBRARY_PATH=<dropin>), and the per-test results compared.
+#   OUT=/tmp/out bash ci/gpu-probes/cuda_python.sh build/fuzz-release/dropin   (on the GPU machine)
+# The drop-in must be built first (a Release one: an ASan build would need LD_PRELOAD). The test
+# sources are public reference code and are not committed: they are read from
+# $CUHAL_CUDA_PYTHON_SRC (default .deb/cuda-python, laid out as in the cuda-python repository:
+# cuda_bindings/tests/{test_cuda,conftest}.py and
+# cuda_python_test_helpers/cuda_python_test_helpers/managed_memory.py; SOURCE.txt names the commit)
+# and run from a copy in $WORK (/tmp/cuhal_cuda_python). Needs python3 with cuda-bindings and
+# numpy; pytest if present, else a small built-in runner with a stand-in `pytest` module (said in
+# the output). Each backend has 300 s (CUHAL_CUDA_PYTHON_TIMEOUT_S), one pytest process at most
+# 150 s (CUHAL_CUDA_PYTHON_ATTEMPT_S; `timeout`): a run that crashes or hangs is resumed after the
+# test it was in (marked CRASH or HANG), at most 8 attempts. Worst case about 12 minutes; on the
+# H200 expect well under a minute per backend.
+# Results: $OUT/cuda_python.versions.txt, $OUT/cuda_python.load.{real,fake}.txt (which libcuda
+# was loaded), $OUT/cuda_python.{real,fake}.txt (pytest -v -rA output), the junit xml
+# $OUT/cuda_python.{real,fake}.<attempt>.xml, and $OUT/cuda_python.diff.txt: one line per test
+# `name real=<PASS|FAIL|SKIP|ERROR|CRASH|HANG|MISSING> fake=<...>` and a summary line.
+# FAKECUDA_* variables pass through to the fake (none are set here: 1 x H200, driver 13000).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; T0=$SECONDS
+[ $# -ge 1 ] || { echo "usage: $0 <dropin dir with libcuda.so.1>"; exit 2; }
+DROPIN=$(readlink -f "$1")
+[ -e "$DROPIN/libcuda.so.1" ] || { echo "no libcuda.so.1 in $DROPIN: build the drop-in first"; exit 2; }
+SRC=$(readlink -f "${CUHAL_CUDA_PYTHON_SRC:-.deb/cuda-python}")
+[ -f "$SRC/cuda_bindings/tests/test_cuda.py" ] || { echo "no test sources in $SRC"; exit 2; }
+WORK=${CUHAL_CUDA_PYTHON_WORK:-/tmp/cuhal_cuda_python}
+PY=${PYTHON:-python3}
+BUDGET=${CUHAL_CUDA_PYTHON_TIMEOUT_S:-300}    # per backend, all attempts together
+ATTEMPT=${CUHAL_CUDA_PYTHON_ATTEMPT_S:-150}   # one pytest process at most
+rm -rf "$WORK"; mkdir -p "$WORK"; cp -r "$SRC" "$WORK/src"
+TESTS=$WORK/src/cuda_bindings/tests
+# The helpers package's __init__ imports cuda.core, which test_cuda.py does not use (it imports
+# only cuda_python_test_helpers.managed_memory): an empty __init__ keeps cuda.core out of both runs.
+HELPERS=$WORK/src/cuda_python_test_helpers/cuda_python_test_helpers
+[ -f "$HELPERS/__init__.py" ] && echo "# emptied by ci/gpu-probes/cuda_python.sh" > "$HELPERS/__init__.py"
+export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+
+{
+  echo "date: $(date -u '+%F %T UTC')"
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+  else echo "gpu: no nvidia-smi"; fi
+  echo "python: $($PY --version 2>&1)"
+  echo "cuda.bindings: $($PY -c 'import cuda.bindings; print(cuda.bindings.__version__)' 2>&1 | tail -1)"
+  echo "numpy: $($PY -c 'import numpy; print(numpy.__version__)' 2>&1 | tail -1)"
+  echo "pytest: $($PY -m pytest --version 2>&1 | tail -1)"
+  [ -f "$SRC/SOURCE.txt" ] && grep -m1 "test_cuda.py" "$SRC/SOURCE.txt" | sed 's/^/source: /'
+  echo "drop-in: $DROPIN"
+} | tee "$OUT/cuda_python.versions.txt"
+
+if $PY -m pytest --version > /dev/null 2>&1; then
+  RUNNER=pytest
+else
+  RUNNER=builtin
+  echo "pytest is missing: using the built-in runner (a stand-in pytest module: fixtures of" \
+       "conftest.py done by hand, skipif/parametrize/skip)" | tee -a "$OUT/cuda_python.versions.txt"
+  mkdir -p "$WORK/stub"
+  cat > "$WORK/stub/pytest.py" <<'EOF'
+# Stand-in for pytest (ci/gpu-probes/cuda_python.sh): what test_cuda.py and its conftest use.
+class SkipTest(Exception):
+    pass
+
+
+def skip(reason=""):
+    raise SkipTest(reason)
+
+
+def fixture(*args, **kwargs):
+    if args and callable(args[0]):
+        return args[0]
+    return lambda f: f
+
+
+class _Mark:
+    def skipif(self, condition, reason=""):
+        def deco(f):
+            f.__dict__.setdefault("_skipif", []).append((bool(condition), reason))
+            return f
+        return deco
+
+    def parametrize(self, name, values):
+        def deco(f):
+            f._parametrize = (name, list(values))
+            return f
+        return deco
+
+
+mark = _Mark()
+EOF
+  cat > "$WORK/stub/run_builtin.py" <<'EOF'
+# Built-in runner: prints `test_cuda.py::<name> PASSED|FAILED|SKIPPED|ERROR` like pytest -v.
+import inspect, sys, traceback
+sys.path.insert(0, ".")
+import conftest  # puts the helpers on sys.path
+import cuda.bindings.driver as cuda
+
+only = set(a.split("::", 1)[1] for a in sys.argv[1:] if "::" in a)
+mod = __import__("test_cuda")
+ids = lambda v: getattr(v, "__name__", str(v))
+items = []
+for name, f in vars(mod).items():
+    if name.startswith("test_") and inspect.isfunction(f):
+        p = getattr(f, "_parametrize", None)
+        if p:
+            for v in p[1]:
+                items.append((f"{name}[{ids(v)}]", f, {p[0]: v}))
+        else:
+            items.append((name, f, {}))
+if "--collect-only" in sys.argv:
+    for n, _, _ in items:
+        print(f"test_cuda.py::{n}")
+    sys.exit(0)
+fixtures, setup_error = {}, None
+try:
+    (err,) = cuda.cuInit(0); assert err == cuda.CUresult.CUDA_SUCCESS, err
+    err, dev = cuda.cuDeviceGet(0); assert err == cuda.CUresult.CUDA_SUCCESS, err
+    err, ctx = cuda.cuCtxCreate(None, 0, dev); assert err == cuda.CUresult.CUDA_SUCCESS, err
+    fixtures = {"device": dev, "ctx": ctx, "cuda_driver": None}
+except Exception:
+    setup_error = traceback.format_exc()
+failed = 0
+for n, f, params in items:
+    if only and n not in only:
+        continue
+    print(f"test_cuda.py::{n} ", end="", flush=True)
+    skips = [r for c, r in getattr(f, "_skipif", []) if c]
+    if skips:
+        print(f"SKIPPED ({skips[0]})", flush=True); continue
+    if setup_error:
+        print("ERROR", flush=True); print(setup_error); failed += 1; continue
+    kwargs = dict(params)
+    for a in inspect.signature(f).parameters:
+        if a in fixtures:
+            kwargs[a] = fixtures[a]
+    try:
+        f(**kwargs)
+        print("PASSED", flush=True)
+    except sys.modules["pytest"].SkipTest as e:
+        print(f"SKIPPED ({e})", flush=True)
+    except Exception:
+        print("FAILED", flush=True); print(traceback.format_exc(), flush=True); failed += 1
+if "ctx" in fixtures:
+    (err,) = cuda.cuCtxDestroy(fixtures["ctx"])
+    if err != cuda.CUresult.CUDA_SUCCESS:
+        print(f"test_cuda.py::{items[-1][0]} ERROR (teardown: cuCtxDestroy {err})"); failed += 1
+sys.exit(1 if failed else 0)
+EOF
+fi
+
+# LD_LIBRARY_PATH=... for a backend: the real one keeps the machine's, the fake puts the drop-in first.
+ld_for() {
+  if [ "$1" = fake ]; then echo "LD_LIBRARY_PATH=$DROPIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  else echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"; fi
+}
+
+# Which libcuda a process really loads (cuda.bindings dlopens libcuda.so.1 by soname).
+load_check() {  # backend
+  (cd "$WORK" && env "$(ld_for "$1")" timeout 60 "$PY" - <<'EOF'
+import cuda.bindings.driver as d
+(err,) = d.cuInit(0)
+print("cuInit:", err)
+err, v = d.cuDriverGetVersion()
+print("cuDriverGetVersion:", err, v)
+err, n = d.cuDeviceGetCount()
+print("cuDeviceGetCount:", err, n)
+err, name = d.cuDeviceGetName(64, 0)
+print("cuDeviceGetName(0):", err, name.split(b"\x00")[0] if name else name)
+import os
+libs = sorted({os.path.realpath(l.split()[-1]) for l in open("/proc/self/maps") if "libcuda.so" in l})
+print("libcuda loaded:", " ".join(libs) or "none")
+print("cuda.bindings from:", os.path.dirname(d.__file__))
+try:  # test_cuda.py's skipif conditions ask the runtime bindings (cudart over the driver)
+    import cuda.bindings.runtime as rt
+    A = rt.cudaDeviceAttr
+    for a in (A.cudaDevAttrMemoryPoolsSupported, A.cudaDevAttrManagedMemory):
+        print(f"cudaDeviceGetAttribute({a.name}, 0):", *rt.cudaDeviceGetAttribute(a, 0))
+except Exception as e:
+    print("cuda.bindings.runtime:", type(e).__name__, e)
+EOF
+  ) > "$OUT/cuda_python.load.$1.txt" 2>&1
+  echo "load check $1: rc $?"; sed 's/^/  /' "$OUT/cuda_python.load.$1.txt"
+}
+load_check real
+load_check fake
+FAKE_OK=1
+LOADED=$(grep "^libcuda loaded:" "$OUT/cuda_python.load.fake.txt" | cut -d' ' -f3-)
+if [ -z "$LOADED" ] || [ "$LOADED" = none ] || \
+   [ -n "$(for l in $LOADED; do case $l in "$DROPIN"/*) ;; *) echo x;; esac; done)" ]; then
+  FAKE_OK=0
+  echo "ERROR: with LD_LIBRARY_PATH=$DROPIN the process did not load only the drop-in" \
+       "(loaded: ${LOADED:-nothing}); the fake's run is not made"
+fi
+
+# Runs the tests on one backend within $BUDGET seconds; resumes after a test that crashed or hung.
+run_backend() {  # backend
+  local b=$1 k rc t=$SECONDS left env_ld ids
+  env_ld=$(ld_for "$b")
+  local log=$OUT/cuda_python.$b.txt abn=$OUT/cuda_python.$b.abnormal.txt
+  : > "$log"; : > "$abn"
+  # Collect the test ids first (test_cuda.py's skipif conditions call the driver at import).
+  if [ $RUNNER = pytest ]; then
+    (cd "$TESTS" && env "$env_ld" timeout -k 10 60 "$PY" -m pytest -p no:cacheprovider \
+      --rootdir "$TESTS" --collect-only -q test_cuda.py) > "$WORK/$b.collect" 2>&1
+  else
+    (cd "$TESTS" && env "$env_ld" PYTHONPATH="$WORK/stub${PYTHONPATH:+:$PYTHONPATH}" timeout -k 10 60 "$PY" \
+      "$WORK/stub/run_builtin.py" --collect-only) > "$WORK/$b.collect" 2>&1
+  fi
+  rc=$?
+  grep -E '^test_cuda\.py::' "$WORK/$b.collect" > "$WORK/$b.ids"
+  echo "== $b: collect rc $rc, $(wc -l < "$WORK/$b.ids") tests" >> "$log"
+  if [ ! -s "$WORK/$b.ids" ]; then
+    cat "$WORK/$b.collect" >> "$log"; echo "$b: collection failed (rc $rc), see $log"; return
+  fi
+  cp "$WORK/$b.ids" "$WORK/$b.todo"
+  for k in 1 2 3 4 5 6 7 8; do
+    left=$((BUDGET - (SECONDS - t)))
+    [ $left -ge 20 ] || { echo "$b: budget of $BUDGET s spent, $(wc -l < "$WORK/$b.todo") tests not run"; break; }
+    [ $left -gt "$ATTEMPT" ] && left=$ATTEMPT
+    mapfile -t ids < "$WORK/$b.todo"
+    echo "== $b: attempt $k, ${#ids[@]} tests, timeout $left s" >> "$log"
+    if [ $RUNNER = pytest ]; then
+      (cd "$TESTS" && env "$env_ld" timeout -k 10 "$left" "$PY" -u -m pytest \
+        -p no:cacheprovider --rootdir "$TESTS" -v -rA -o faulthandler_timeout=$((left - 15)) \
+        --junitxml "$OUT/cuda_python.$b.$k.xml" "${ids[@]}") >> "$log" 2>&1
+    else
+      (cd "$TESTS" && env "$env_ld" PYTHONPATH="$WORK/stub${PYTHONPATH:+:$PYTHONPATH}" timeout -k 10 "$left" "$PY" -u \
+        "$WORK/stub/run_builtin.py" "${ids[@]}") >> "$log" 2>&1
+    fi
+    rc=$?
+    printf '\n== %s: attempt %s rc %s\n' "$b" "$k" "$rc" >> "$log"
+    echo "$b: attempt $k rc $rc"
+    # rc 0/1: the run finished (all passed / some failed); else it crashed, hung or broke.
+    [ $rc -le 1 ] && break
+    # First line: the test in flight (or the first without a result); then the rest to run.
+    "$PY" "$WORK/compare.py" remaining "$WORK/$b.todo" "$log" > "$WORK/$b.todo.new"
+    local cur; cur=$(head -1 "$WORK/$b.todo.new")
+    [ -n "$cur" ] || break
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "$cur HANG" >> "$abn"
+    else echo "$cur CRASH" >> "$abn"; fi
+    echo "$b: $cur ended the run (rc $rc); resuming after it"
+    tail -n +2 "$WORK/$b.todo.new" > "$WORK/$b.todo"
+    [ -s "$WORK/$b.todo" ] || break
+  done
+  echo "$b: done in $((SECONDS - t)) s"
+}
+
+cat > "$WORK/compare.py" <<'EOF'
+# Parses pytest -v output and junit xml; lists the remaining tests; writes the comparison.
+import glob, re, sys
+import xml.etree.ElementTree as ET
+
+LINE = re.compile(r"^test_cuda\.py::(\S+) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b")
+WORD = {"PASSED": "PASS", "XPASS": "PASS", "FAILED": "FAIL", "SKIPPED": "SKIP", "XFAIL": "SKIP",
+        "ERROR": "ERROR"}
+RANK = {"PASS": 0, "SKIP": 1, "FAIL": 2, "ERROR": 3, "CRASH": 4, "HANG": 4}
+
+
+def merge(res, name, status):
+    if name not in res or RANK[status] > RANK[res[name]]:
+        res[name] = status
+
+
+def from_log(path):
+    res = {}
+    for line in open(path, errors="replace"):
+        m = LINE.match(line)
+        if m:
+            merge(res, m.group(1), WORD[m.group(2)])
+    return res
+
+
+def from_junit(files):
+    res, why = {}, {}
+    for f in files:
+        try:
+            root = ET.parse(f).getroot()
+        except Exception:
+            continue
+        for tc in root.iter("testcase"):
+            name = tc.get("name")
+            status, msg = "PASS", ""
+            for child in tc:
+                tag = {"failure": "FAIL", "error": "ERROR", "skipped": "SKIP"}.get(child.tag)
+                if tag and RANK[tag] >= RANK[status]:
+                    status, msg = tag, (child.get("message") or "").splitlines()
+                    msg = msg[0] if msg else ""
+            merge(res, name, status)
+            if msg and res[name] == status:
+                why[name] = msg
+    return res, why
+
+
+def results(out, backend, log):
+    res = from_log(log)  # attempts that crashed leave no junit file
+    jres, why = from_junit(sorted(glob.glob(f"{out}/cuda_python.{backend}.*.xml")))
+    res.update(jres)
+    try:
+        for line in open(f"{out}/cuda_python.{backend}.abnormal.txt"):
+            name, status = line.split()
+            merge(res, name.split("::", 1)[1], status)
+    except FileNotFoundError:
+        pass
+    return res, why
+
+
+if sys.argv[1] == "remaining":  # todo-file log
+    # The test in flight when the run ended: the last progress line of the last attempt that has
+    # no result word (pytest -v writes the id before running the test); else the first test of
+    # the todo list without a result. Printed first, then the other tests without a result.
+    text = open(sys.argv[3], errors="replace").read()
+    starts = [m.start() for m in re.finditer(r"^== \S+: attempt \d+, ", text, re.M)]
+    last = text[starts[-1]:] if starts else text
+    done = from_log(sys.argv[3])
+    todo = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+    todo = [t for t in todo if t.split("::", 1)[1] not in done]
+    inflight = None
+    for line in last.splitlines():
+        m = re.match(r"^test_cuda\.py::(\S+)", line)
+        if m and not LINE.match(line):
+            inflight = "test_cuda.py::" + m.group(1)
+    if inflight in todo:
+        todo.remove(inflight)
+        todo.insert(0, inflight)
+    print("\n".join(todo))
+    sys.exit(0)
+
+# compare OUT WORK
+out, work = sys.argv[2], sys.argv[3]
+order = []
+for b in ("real", "fake"):
+    try:
+        order += [l.strip().split("::", 1)[1] for l in open(f"{work}/{b}.ids")]
+    except FileNotFoundError:
+        pass
+order = list(dict.fromkeys(order))
+R, RW = results(out, "real", f"{out}/cuda_python.real.txt")
+F, FW = results(out, "fake", f"{out}/cuda_python.fake.txt")
+order += [n for n in list(R) + list(F) if n not in order]
+lines, notes = [], []
+passing = fake_too = differ = 0
+for n in order:
+    r, f = R.get(n, "MISSING"), F.get(n, "MISSING")
+    lines.append(f"{n} real={r} fake={f}" + ("" if r == f else "   <- differs"))
+    passing += r == "PASS"
+    fake_too += r == "PASS" and f == "PASS"
+    differ += r != f
+    if r != f:
+        for b, w in (("real", RW), ("fake", FW)):
+            if n in w:
+                notes.append(f"{n} ({b}): {w[n][:300]}")
+lines.append(f"summary: {len(order)} tests; passing on real: {passing}; of those passing on fake: "
+             f"{fake_too}; differing: {differ}")
+if notes:
+    lines += ["", "messages of the differing tests (junit):"] + notes
+print("\n".join(lines))
+EOF
+
+run_backend real
+if [ $FAKE_OK = 1 ]; then run_backend fake
+else echo "fake: not run (the drop-in was not loaded)" > "$OUT/cuda_python.fake.txt"; fi
+"$PY" "$WORK/compare.py" compare "$OUT" "$WORK" > "$OUT/cuda_python.diff.txt" 2>&1
+echo "comparison ($OUT/cuda_python.diff.txt):"
+grep -E "<- differs|^summary:" "$OUT/cuda_python.diff.txt"
+echo "total $((SECONDS - T0)) s"
+[ $FAKE_OK = 1 ]
