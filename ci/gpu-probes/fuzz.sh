@@ -7,7 +7,9 @@
 #   OUT=/tmp/out bash ci/gpu-probes/fuzz.sh [N]      (on the GPU machine)
 # Environment: CUHAL_FUZZ_JOBS (16), CUHAL_FUZZ_CHUNK (seeds per cuhal_fuzz, 100),
 # CUHAL_FUZZ_FIRST (first seed, 1), CUHAL_FUZZ_BUDGET_S (seconds for the fake's run, 120; the
-# real driver gets 2x: no batch starts after it, and the report says how many sequences ran).
+# real driver gets CUHAL_FUZZ_REAL_BUDGET_S, by default 2x: no batch starts after it, and the report
+# says how many sequences ran), CUHAL_FUZZ_SEED_TIMEOUT (seconds without progress before a seed is
+# a HANG, 10), CUHAL_FUZZ_MINIMIZE (0: do not minimize). Every transcript comes back in $OUT/transcripts.tar.gz.
 # Worst case about 7 minutes: build, 120 + 240 s of runs, 60 s of minimization.
 # Results: $OUT/summary.txt, $OUT/compare.txt, $OUT/minimized.txt, the transcripts of the first
 # mismatching seeds in $OUT/mismatches/<seed>.{fake,real}.txt; every transcript stays in $WORK.
@@ -19,6 +21,8 @@ JOBS=${CUHAL_FUZZ_JOBS:-16}
 CHUNK=${CUHAL_FUZZ_CHUNK:-100}
 FIRST=${CUHAL_FUZZ_FIRST:-1}
 BUDGET=${CUHAL_FUZZ_BUDGET_S:-120}
+REAL_BUDGET=${CUHAL_FUZZ_REAL_BUDGET_S:-$((2 * BUDGET))}
+SEED_TIMEOUT=${CUHAL_FUZZ_SEED_TIMEOUT:-10}
 WORK=${CUHAL_FUZZ_WORK:-/tmp/cuhal_fuzz_run}
 BUILD=build/fuzz-release
 rm -rf "$WORK"; mkdir -p "$WORK/fake" "$WORK/real" "$OUT/mismatches"
@@ -26,7 +30,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/machine.txt"
 cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
   -DCUHAL_BUILD_BENCHMARKS=OFF -DCUHAL_BUILD_CLI=OFF > "$OUT/configure.log" 2>&1 \
   || { tail -20 "$OUT/configure.log"; exit 1; }
-timeout 300 cmake --build $BUILD -j16 --target cuhal_fuzz > "$OUT/build.log" 2>&1
+timeout 300 cmake --build $BUILD -j16 --target cuhal_fuzz cuhal_fakecuda_dropin > "$OUT/build.log" 2>&1
 rc=$?; echo "build rc $rc at $((SECONDS-T0)) s"
 [ $rc -eq 0 ] || { grep -m5 -B2 -A5 "error" "$OUT/build.log"; exit 1; }
 FUZZ=$BUILD/fuzz/cuhal_fuzz
@@ -39,12 +43,13 @@ run_backend() {  # backend batch budget_s
   local t=$SECONDS BUDGET=$3
   local deadline=$(( $(date +%s) + BUDGET ))  # no new batch after it; running ones finish
   chunks | timeout $((BUDGET + 60)) xargs -P "$JOBS" -I{} \
-    "$FUZZ" --backend "$1" --seeds {} --batch "$2" --timeout 10 --show 0 \
+    "$FUZZ" --backend "$1" --seeds {} --batch "$2" --timeout "$SEED_TIMEOUT" --show 0 \
             --deadline "$deadline" --transcript-dir "$WORK/$1" > "$WORK/$1.log" 2> "$WORK/$1.err"
   echo "$1: rc $? in $((SECONDS - t)) s"
 }
 run_backend fake 100 "$BUDGET"
-run_backend real 50 $((2 * BUDGET))
+run_backend real 50 "$REAL_BUDGET"
+tar czf "$OUT/transcripts.tar.gz" -C "$WORK" fake real
 {
   echo "sequences run: fake $(ls "$WORK/fake" | wc -l), real $(ls "$WORK/real" | wc -l) of $N"
   for b in fake real; do
@@ -62,7 +67,7 @@ for s in $(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | awk '{pr
   cp "$WORK/fake/$s.txt" "$OUT/mismatches/$s.fake.txt"; cp "$WORK/real/$s.txt" "$OUT/mismatches/$s.real.txt"
 done
 FIRST_BAD=$(grep -oE "^seed [0-9]+: first mismatch" "$OUT/compare.txt" | head -1 | awk '{print $2}' | tr -d :)
-if [ -n "$FIRST_BAD" ]; then
+if [ -n "$FIRST_BAD" ] && [ "${CUHAL_FUZZ_MINIMIZE:-1}" = 1 ]; then
   timeout 120 $FUZZ --minimize "$FIRST_BAD" --timeout 10 --minimize-budget 60 \
     > "$OUT/minimized.txt" 2>&1
   echo "minimize seed $FIRST_BAD: rc $?"; sed -n '1,8p' "$OUT/minimized.txt"
