@@ -354,13 +354,25 @@ class Generator {
         c.z = bad && rng_.Chance(30) ? 1 : 0;
         return !bad;
       case Op::kGraphAddEmptyNode: c.a = graph; c.b = dep(); return true;
-      case Op::kGraphAddMemsetNode:
+      case Op::kGraphAddMemsetNode: {
         c.a = graph;
         c.b = AnyMemory();
-        c.c = dep();
+        // Two memset nodes of one graph writing the same memory with no path between them race
+        // (the fake's race check says so, and the bytes left would differ from run to run): a
+        // later writer depends on the latest node of the graph that writes the same memory.
+        int last_writer = kNoId;
+        for (int n : model_.Live(Kind::kNode)) {
+          const Handle* h = model_.Find(n);
+          if (h->owner == graph && n > last_writer &&
+              std::find(h->targets.begin(), h->targets.end(), c.b) != h->targets.end()) {
+            last_writer = n;
+          }
+        }
+        c.c = last_writer != kNoId ? last_writer : dep();
         c.x = SizeOf(c.b);
         c.y = rng_.Below(256);
         return true;
+      }
       case Op::kGraphInstantiate:
         c.a = bad && rng_.Chance(50) ? kNullId : graph;
         c.x = bad ? 1ULL << 20 : 0;

@@ -373,10 +373,13 @@ void Model::Apply(const Call& call, bool ok) {
     }
     case Op::kGraphCreate: create(Kind::kGraph); break;
     case Op::kGraphAddEmptyNode: create(Kind::kNode)->owner = call.a; break;
-    case Op::kGraphAddMemsetNode:
-      create(Kind::kNode)->owner = call.a;
+    case Op::kGraphAddMemsetNode: {
+      Handle* node = create(Kind::kNode);
+      node->owner = call.a;
+      node->targets.push_back(call.b);  // what it writes (the generator orders later writers)
       if (Handle* g = Mutable(call.a)) g->targets.push_back(call.b);
       break;
+    }
     case Op::kGraphInstantiate:
       if (call.z != 1 && call.a != kNullId) create(Kind::kGraphExec)->targets = Find(call.a)->targets;
       break;

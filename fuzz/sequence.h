@@ -98,7 +98,7 @@ struct Handle {
   std::uint64_t freed_at_epoch = 0;  // device memory: the allocation epoch when it was freed
   bool bad_flags = false;    // events created without timing etc. (see executor.cc)
   int owner = kNoId;         // nodes: their graph; functions: their module
-  std::vector<int> targets;  // graphs and execs: the memory their memset nodes write
+  std::vector<int> targets;  // graphs, execs, memset nodes: the memory their memsets write
 };
 
 // The model of live handles: which ids exist and in what state. Both the generator (predicting
