@@ -1,6 +1,7 @@
 // Copyright 2026 The cuhal Authors.
 // libFuzzer target: FAKECUDA_FAULTS (fakecuda/fault_injector.h, FaultInjector::AddRulesFromSpec).
-// Rules that parse are then consulted for a few entry points, as the drop-in does on each call.
+// An accepted spec's numbers must be strict (fault_spec_check.h); its rules are then consulted for
+// a few entry points, as the drop-in does on each call.
 #include <cuda.h>
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "fakecuda/fault_injector.h"
+#include "fuzz/libfuzzer/fault_spec_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view spec(reinterpret_cast<const char*>(data), size);
@@ -22,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (faults.OnCall("cuMemAlloc") != CUDA_SUCCESS) std::abort();
     }
     return 0;
+  }
+  for (std::string_view item : cuhal::libfuzzer::SplitOn(spec, ';')) {
+    if (!item.empty() && !cuhal::libfuzzer::RuleNumbersAreStrict(item)) std::abort();
   }
   for (int i = 0; i < 8; ++i) {
     (void)faults.OnCall("cuMemAlloc");
