@@ -229,6 +229,24 @@ TEST(ModuleImageTest, HugeRegisterRangeFailsTheKernelNotTheProcess) {
   EXPECT_EQ(image.program->KernelError(image.program->FindFunction("ok")), "");
 }
 
+// Found by fuzz/libfuzzer (ptx_fuzzer): `set` with one type (it needs .dtype.stype) and a half
+// type read the second type past the end of the list (heap-buffer-overflow in LowerArith). The
+// kernel now fails with the reason; the module parses.
+TEST(ModuleImageTest, SetWithOneHalfTypeFailsTheKernel) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(".version 8.0\n.target sm_90\n.address_size 64\n"
+                             ".visible .entry k()\n{\n  .reg .b16 %h<3>;\n"
+                             "  set.lt.f16 %h0, %h1, %h2;\n  ret;\n}\n",
+                             &image, &log),
+            CUDA_SUCCESS)
+      << log;
+  ASSERT_NE(image.program, nullptr) << image.program_error;
+  EXPECT_NE(image.program->KernelError(image.program->FindFunction("k")).find("set needs"),
+            std::string::npos)
+      << image.program->KernelError(image.program->FindFunction("k"));
+}
+
 TEST(ModuleImageTest, MaxPtxVersion) {
   EXPECT_EQ(MaxPtxVersion(13000), 90);
   EXPECT_EQ(MaxPtxVersion(12080), 87);
