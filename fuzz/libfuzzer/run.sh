@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (docs/fuzzing.md "libFuzzer") for longer than their CTest tests:
-#   fuzz/libfuzzer/run.sh [-s SECONDS] [-o OUT_DIR] [TARGET...]
+#   fuzz/libfuzzer/run.sh [-s SECONDS] [-o OUT_DIR] [-f] [TARGET...]
 # Each target (default: all of fuzz/libfuzzer/corpus/*) fuzzes for SECONDS (default 150) from its
-# seed corpus, one process each (-fork=1, going on after a crash so that one run finds several),
-# two targets at a time. Builds the `libfuzzer` preset first. New inputs go to
+# seed corpus and what earlier runs into OUT_DIR found, one process each, two targets at a time.
+# A target stops at its first crash; -f runs them with -fork=1 -ignore_crashes=1 instead, going
+# on after a crash so that one run finds several (at about twice the CPU per input). Builds the `libfuzzer` preset first. New inputs go to
 # OUT_DIR/<target>/corpus (default build/libfuzzer/runs), crashes to OUT_DIR/<target>/artifacts,
 # the log to OUT_DIR/<target>/log; the CPU seconds each took are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=150
 out=build/libfuzzer/runs
-while getopts "s:o:" opt; do
+fork=()
+while getopts "s:o:f" opt; do
   case $opt in
     s) seconds=$OPTARG ;;
     o) out=$OPTARG ;;
+    f) fork=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1) ;;
     *) exit 2 ;;
   esac
 done
@@ -30,8 +33,8 @@ run_one() {
   local t=$1 dir="$out/$1"
   mkdir -p "$dir/corpus" "$dir/artifacts"
   /usr/bin/time -f "%U %S" -o "$dir/cpu" \
-    "build/libfuzzer/fuzz/libfuzzer/${t}_fuzzer" -max_total_time="$seconds" -fork=1 \
-    -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=10 -rss_limit_mb=2048 \
+    "build/libfuzzer/fuzz/libfuzzer/${t}_fuzzer" -max_total_time="$seconds" \
+    ${fork[@]+"${fork[@]}"} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" "$dir/corpus" "fuzz/libfuzzer/corpus/$t" \
     >"$dir/log" 2>&1 || true
 }
@@ -46,7 +49,7 @@ for t in "${targets[@]}"; do
 done
 wait
 for t in "${targets[@]}"; do
-  read -r user sys <"$out/$t/cpu" || true
+  read -r user sys < <(tail -n 1 "$out/$t/cpu") || true
   crashes=$(find "$out/$t/artifacts" -type f | wc -l)
   printf '%-16s cpu %6.0fs  artifacts %d\n' "$t" "$(echo "${user:-0} + ${sys:-0}" | bc)" "$crashes"
 done
