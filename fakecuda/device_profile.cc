@@ -89,8 +89,9 @@ bool ParseProfile(std::string_view json_text, DeviceProfile* profile, std::strin
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() names the line and column of the problem.
+  } catch (const nlohmann::json::exception& e) {
+    // e.what() names the line and column of the problem. Not only parse_error: a number too
+    // large for a double ("1E400") is out_of_range (found by fuzz/libfuzzer, device_profile).
     return fail(std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) return fail("top level: expected an object");
@@ -117,7 +118,12 @@ bool ParseProfile(std::string_view json_text, DeviceProfile* profile, std::strin
   p.total_memory = mem->get<std::uint64_t>();
   if (auto v = j.find("driver_version"); v != j.end()) {
     if (!v->is_number_integer()) return fail("driver_version: not an integer");
-    p.driver_version = v->get<int>();
+    std::int64_t version = v->get<std::int64_t>();
+    if (v->is_number_unsigned() ? v->get<std::uint64_t>() > INT32_MAX
+                                : version < INT32_MIN || version > INT32_MAX) {
+      return fail("driver_version: out of int range");
+    }
+    p.driver_version = static_cast<int>(version);
   }
   auto attrs = j.find("attributes");
   if (attrs == j.end() || !attrs->is_object()) return fail("attributes: missing or not an object");
@@ -126,7 +132,8 @@ bool ParseProfile(std::string_view json_text, DeviceProfile* profile, std::strin
     if (attr < 0) return fail("attributes." + it.key() + ": unknown attribute");
     if (!it.value().is_number_integer()) return fail("attributes." + it.key() + ": not an integer");
     std::int64_t value = it.value().get<std::int64_t>();
-    if (value < INT32_MIN || value > INT32_MAX) {
+    if ((it.value().is_number_unsigned() && it.value().get<std::uint64_t>() > INT32_MAX) ||
+        value < INT32_MIN || value > INT32_MAX) {
       return fail("attributes." + it.key() + ": out of int range");
     }
     p.attributes[attr] = static_cast<int>(value);

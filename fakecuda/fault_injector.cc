@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "fakecuda/fault_spec_numbers.h"
+
 namespace fakecuda {
 namespace {
 
@@ -53,22 +55,22 @@ bool FaultInjector::AddRulesFromSpec(std::string_view spec, std::string* error) 
     }
     FaultRule rule;
     rule.entry = parts[0] == "*" ? std::string() : std::string(parts[0]);
-    std::string value(parts[2]);
+    std::string_view value = parts[2];
     std::string_view code = parts[3];
+    // The numbers are strict (ParseFaultCount, ParseFaultFraction): strtoull and strtod took
+    // "3x", "-1" (as 2^64 - 1) and "0.5abc" (found by cuda_faults_fuzzer).
     if (size_t at = code.find('@'); at != std::string_view::npos) {
-      rule.seed = std::strtoull(std::string(code.substr(at + 1)).c_str(), nullptr, 10);
+      if (!ParseFaultCount(code.substr(at + 1), &rule.seed)) return fail("bad seed after '@'");
       code = code.substr(0, at);
     }
     if (parts[1] == "nth") {
       rule.mode = FaultRule::Mode::kNth;
-      rule.n = std::strtoull(value.c_str(), nullptr, 10);
-      if (rule.n == 0) return fail("nth needs a count >= 1");
+      if (!ParseFaultCount(value, &rule.n) || rule.n == 0) return fail("nth needs a count >= 1");
     } else if (parts[1] == "every") {
       rule.mode = FaultRule::Mode::kEvery;
     } else if (parts[1] == "fraction") {
       rule.mode = FaultRule::Mode::kFraction;
-      rule.fraction = std::strtod(value.c_str(), nullptr);
-      if (!(rule.fraction >= 0.0 && rule.fraction <= 1.0)) return fail("fraction must be in [0, 1]");
+      if (!ParseFaultFraction(value, &rule.fraction)) return fail("fraction must be in [0, 1]");
     } else {
       return fail("mode must be nth, every or fraction");
     }

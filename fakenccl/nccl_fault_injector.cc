@@ -1,7 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakenccl/nccl_fault_injector.h"
 
+#include <climits>
 #include <cstdlib>
+
+#include "fakecuda/fault_spec_numbers.h"
 
 namespace fakenccl {
 namespace {
@@ -21,15 +24,10 @@ bool ParseResult(std::string_view name, ncclResult_t* out) {
   return false;
 }
 
+// Strict decimal (fakecuda::ParseFaultCount): the digit loop this replaces wrapped past 64 bits
+// ("18446744073709551617" read as 1; found by nccl_faults_fuzzer).
 bool ParseUint(std::string_view text, std::uint64_t* out) {
-  if (text.empty()) return false;
-  std::uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  *out = v;
-  return true;
+  return fakecuda::ParseFaultCount(text, out);
 }
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
@@ -78,6 +76,11 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
           (parts.size() == 4 && !ParseUint(parts[3], &nranks))) {
         return fail("expected die:RANK:NTH or die:RANK:NTH:NRANKS (NTH >= 1)");
       }
+      // Ranks are ints: a larger RANK was cast into another rank ("die:4294967296:1" killed
+      // rank 0).
+      if (rank > static_cast<std::uint64_t>(INT_MAX) || nranks > static_cast<std::uint64_t>(INT_MAX)) {
+        return fail("RANK and NRANKS must fit an int");
+      }
       death.rank = static_cast<int>(rank);
       death.nranks = static_cast<int>(nranks);
       deaths.push_back(death);
@@ -91,7 +94,6 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
       if (!ParseUint(code.substr(at + 1), &rule.seed)) return fail("bad seed after '@'");
       code = code.substr(0, at);
     }
-    std::string value(parts[2]);
     if (parts[1] == "nth") {
       rule.mode = NcclFaultRule::Mode::kNth;
       if (!ParseUint(parts[2], &rule.n) || rule.n == 0) return fail("nth needs a count >= 1");
@@ -99,8 +101,8 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
       rule.mode = NcclFaultRule::Mode::kEvery;
     } else if (parts[1] == "fraction") {
       rule.mode = NcclFaultRule::Mode::kFraction;
-      rule.fraction = std::strtod(value.c_str(), nullptr);
-      if (!(rule.fraction >= 0.0 && rule.fraction <= 1.0)) {
+      // Strict: strtod took "0.5abc" (found by nccl_faults_fuzzer).
+      if (!fakecuda::ParseFaultFraction(parts[2], &rule.fraction)) {
         return fail("fraction must be in [0, 1]");
       }
     } else {

@@ -104,6 +104,18 @@ std::size_t TypeSize(std::string_view t) {
   return 0;
 }
 
+// 1 to 4 decimal digits, nothing else: the numbers of `.version 8.0` and `.target sm_90`.
+bool SmallNumber(std::string_view text, int* value) {
+  if (text.empty() || text.size() > 4) return false;
+  int v = 0;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    v = v * 10 + (c - '0');
+  }
+  *value = v;
+  return true;
+}
+
 bool ParseUnsigned(std::string_view text, std::uint64_t* value) {
   std::string s(text);
   while (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.pop_back();
@@ -210,11 +222,15 @@ class PtxParser {
     if (AtEnd()) return Fail(i_, ".version needs a number");
     const std::string& v = t_[i_].text;
     size_t dot = v.find('.');
-    if (dot == std::string::npos || dot == 0 || dot + 1 >= v.size() ||
-        !std::isdigit(static_cast<unsigned char>(v[0]))) {
+    int major = 0;
+    int minor = 0;
+    // Digits only, each part short: atoi's overflow, and major * 10 past int, were undefined
+    // behaviour (".version 1415102236.0"; found by module_image_fuzzer).
+    if (dot == std::string::npos || !SmallNumber(std::string_view(v).substr(0, dot), &major) ||
+        !SmallNumber(std::string_view(v).substr(dot + 1), &minor)) {
       return Fail(i_, "malformed .version '" + v + "'");
     }
-    out_->ptx_version = std::atoi(v.substr(0, dot).c_str()) * 10 + std::atoi(v.substr(dot + 1).c_str());
+    out_->ptx_version = major * 10 + minor;
     ++i_;
     return true;
   }
@@ -225,7 +241,12 @@ class PtxParser {
     while (!AtEnd() && std::isalpha(static_cast<unsigned char>(t_[i_].text[0]))) {
       const std::string& v = t_[i_].text;
       if (v.rfind("sm_", 0) == 0 || v.rfind("compute_", 0) == 0) {
-        out_->target_sm = std::atoi(v.c_str() + v.find('_') + 1);
+        // "sm_90a": the digits after the '_' (at most 4; atoi overflowed on more).
+        std::string_view arch = std::string_view(v).substr(v.find('_') + 1);
+        size_t digits = 0;
+        while (digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[digits]))) ++digits;
+        int sm = 0;
+        if (SmallNumber(arch.substr(0, digits), &sm)) out_->target_sm = sm;
       }
       ++i_;
       if (!At(",")) break;

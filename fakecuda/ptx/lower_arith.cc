@@ -24,8 +24,16 @@ bool Parser::LowerArith(const Statement& s, Type t, std::string* why) {
       return LowerHalfCvt(s, ts[0], ts[1], why);
     }
   } else if (IsHalf(t) || (b == "set" && Types(s).size() == 2 && IsHalf(Types(s)[1]))) {
-    if (b == "selp") t = TypeBytes(t) == 2 ? Type::kB16 : Type::kB32;  // selp moves bits
-    else return LowerHalf(s, b == "set" ? Types(s)[1] : t, why);
+    if (b == "selp") {
+      t = TypeBytes(t) == 2 ? Type::kB16 : Type::kB32;  // selp moves bits
+    } else if (b == "set" && Types(s).size() != 2) {
+      // "set.lt.f16" names one type where set needs two (.dtype.stype): Types(s)[1] was read
+      // past the end of the vector (found by ptx_fuzzer).
+      *why = "set needs a destination and a source type";
+      return false;
+    } else {
+      return LowerHalf(s, b == "set" ? Types(s)[1] : t, why);
+    }
   }
   auto need = [&](std::size_t n) {
     if (o.size() != n) *why = s.opcode + " needs " + std::to_string(n) + " operands";

@@ -36,6 +36,11 @@ std::string Program::KernelError(int kernel) const {
 namespace internal {
 namespace {
 
+// The most registers (slots: declared registers and constants) one function may have. PTX
+// declares virtual registers in ranges ("%r<4096>"); nvcc's largest kernels use tens of
+// thousands. A function past this fails (Function::error) instead of exhausting memory.
+constexpr std::uint64_t kMaxFunctionRegisters = std::uint64_t{1} << 18;
+
 std::uint64_t AlignUp(std::uint64_t v, std::uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
 struct SregName {
@@ -422,7 +427,12 @@ bool Parser::ParseDeclaration(Function* f, const std::string& space) {
           ranged = true;
           i_ += 3;
         }
-        if (ranged) {
+        if (ranged && n > kMaxFunctionRegisters - std::min<std::uint64_t>(
+                                  f->init.size(), kMaxFunctionRegisters)) {
+          // "%r<4294967295>" made billions of registers, one map entry each: the parse ran out
+          // of memory (found by ptx_fuzzer). Such a function cannot run; the module still loads.
+          Fail(f, line_, "more than " + std::to_string(kMaxFunctionRegisters) + " registers");
+        } else if (ranged) {
           for (std::uint64_t k = 0; k < n; ++k) {
             Symbol sym;
             sym.slot = NewSlot();

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakecuda/fault_injector.h"
 #include "tests/fakecuda/fake_fixture.h"
 
 namespace cuhal::testing {
@@ -247,6 +248,34 @@ TEST_F(FaultInjectionTest, RulesFromTheEnvironmentSyntax) {
   EXPECT_FALSE(faults().AddRulesFromSpec("cuMemAlloc:nth:1:CUDA_ERROR_NO_SUCH_THING", &error));
   ASSERT_EQ(api().cuMemAlloc(&ptr, 64), CUDA_SUCCESS) << "a rejected spec adds no rule";
   EXPECT_EQ(api().cuMemFree(ptr), CUDA_SUCCESS);
+}
+
+// Found by fuzz/libfuzzer (cuda_faults_fuzzer): the numbers were read with strtoull/strtod,
+// which take a prefix and wrap a sign, so "nth:3x" was nth 3, "nth:-1" nth 2^64 - 1 and
+// "fraction:0.5abc" (the fuzzer's "0\3155") fraction 0.5. They are strict decimals now.
+TEST(FaultSpecTest, NumbersAreStrict) {
+  fakecuda::FaultInjector faults;
+  std::string error;
+  for (const char* spec : {"cuMemAlloc:nth:3x:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:nth:-1:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:nth: 3:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:nth:18446744073709551616:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction:0\3155:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction:0.5abc:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction::CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction:-0:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction:nan:CUDA_ERROR_OUT_OF_MEMORY",
+                           "cuMemAlloc:fraction:0.5:CUDA_ERROR_OUT_OF_MEMORY@7x",
+                           "cuMemAlloc:fraction:0.5:CUDA_ERROR_OUT_OF_MEMORY@"}) {
+    EXPECT_FALSE(faults.AddRulesFromSpec(spec, &error)) << spec;
+    EXPECT_NE(error.find("FAKECUDA_FAULTS rule"), std::string::npos) << error;
+  }
+  EXPECT_EQ(faults.OnCall("cuMemAlloc"), CUDA_SUCCESS) << "a rejected spec adds no rule";
+  EXPECT_TRUE(faults.AddRulesFromSpec("cuMemAlloc:fraction:.5:CUDA_ERROR_OUT_OF_MEMORY@18446744073709551615;"
+                                      "cuMemAlloc:fraction:1e-3:CUDA_ERROR_OUT_OF_MEMORY;"
+                                      "cuMemAlloc:nth:18446744073709551615:CUDA_ERROR_OUT_OF_MEMORY",
+                                      &error))
+      << error;
 }
 
 }  // namespace

@@ -191,6 +191,39 @@ TEST(DeviceProfileTest, MakeDevicesDistinctGivesEachDeviceItsOwnIdentity) {
   EXPECT_TRUE(DistinctDevices(h200, 0).empty());
 }
 
+// Found by fuzz/libfuzzer (device_profile_fuzzer): a number too large for a double made
+// nlohmann::json throw out_of_range (not parse_error) through ParseProfile, which terminated the
+// process that read FAKECUDA_DEVICES; integers beyond int were narrowed into wrong values
+// (driver_version 4294967297 read as 1, an attribute of 2^64 - 1 as -1).
+TEST(DeviceProfileTest, ParseProfileRefusesNumbersOutOfRange) {
+  DeviceProfile custom = BuiltinH200Profile();
+  custom.driver_version = 12345;
+  custom.attributes[CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK] = 777777;
+  const std::string json = ProfileToJson(custom);
+  auto with = [&json](const std::string& from, const std::string& to) {
+    std::string out = json;
+    size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) out.replace(at, from.size(), to);
+    return out;
+  };
+  DeviceProfile profile;
+  std::string error;
+  ASSERT_TRUE(ParseProfile(json, &profile, &error)) << error;
+  EXPECT_EQ(profile.driver_version, 12345);
+
+  EXPECT_FALSE(ParseProfile(with("777777", "2147E83647"), &profile, &error));
+  EXPECT_NE(error.find("not valid JSON"), std::string::npos) << error;
+  EXPECT_FALSE(ParseProfile(with("777777", "1E400"), &profile, &error));
+  EXPECT_FALSE(ParseProfile(with("777777", "18446744073709551615"), &profile, &error));
+  EXPECT_NE(error.find("out of int range"), std::string::npos) << error;
+  EXPECT_FALSE(ParseProfile(with("777777", "2147483648"), &profile, &error));
+  EXPECT_TRUE(ParseProfile(with("777777", "-2147483648"), &profile, &error)) << error;
+  EXPECT_FALSE(ParseProfile(with("12345", "4294967297"), &profile, &error));
+  EXPECT_NE(error.find("driver_version: out of int range"), std::string::npos) << error;
+  EXPECT_FALSE(ParseProfile(with("12345", "-9223372036854775808"), &profile, &error));
+}
+
 TEST(DropinConfigTest, NoopKernels) {
   Env env;
   EXPECT_TRUE(RegisterNoopKernelsFromEnvironment(env.Getter()).empty());

@@ -190,6 +190,63 @@ TEST(ModuleImageTest, Errors) {
   EXPECT_NE(log.find("line 2"), std::string::npos) << log;
 }
 
+// Found by fuzz/libfuzzer (module_image_fuzzer): `.version` and `.target` numbers went through
+// atoi and major * 10, which overflow int (undefined behaviour) on long digit strings.
+TEST(ModuleImageTest, VersionAndTargetNumbersAreShortDecimals) {
+  ModuleImage image;
+  std::string log;
+  EXPECT_EQ(ParseModuleImage(".version 1415102236.0\n.target sm_90\n", &image, &log),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_NE(log.find("malformed .version"), std::string::npos) << log;
+  EXPECT_EQ(ParseModuleImage(".version 8.99999999999\n.target sm_90\n", &image, &log),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(ParseModuleImage(".version 8.0x\n.target sm_90\n", &image, &log), CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_99999999999\n", &image, &log),
+            CUDA_ERROR_INVALID_PTX)
+      << "no usable .target";
+  ASSERT_EQ(ParseModuleImage(".version 8.8\n.target sm_100a\n", &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.ptx_version, 88);
+  EXPECT_EQ(image.target_sm, 100);
+}
+
+// Found by fuzz/libfuzzer (ptx_fuzzer): a register range "%r<4294967295>" made one register per
+// name, billions of them, until the process ran out of memory. Past 2^18 registers the kernel
+// cannot run (its KernelError says why); the module still parses at once.
+TEST(ModuleImageTest, HugeRegisterRangeFailsTheKernelNotTheProcess) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(".version 8.0\n.target sm_90\n.address_size 64\n"
+                             ".visible .entry k()\n{\n  .reg .b32 %r<4294967295>;\n  ret;\n}\n"
+                             ".visible .entry ok()\n{\n  .reg .b32 %r<4096>;\n  ret;\n}\n",
+                             &image, &log),
+            CUDA_SUCCESS)
+      << log;
+  ASSERT_NE(image.program, nullptr) << image.program_error;
+  int k = image.program->FindFunction("k");
+  ASSERT_GE(k, 0);
+  EXPECT_NE(image.program->KernelError(k).find("registers"), std::string::npos)
+      << image.program->KernelError(k);
+  EXPECT_EQ(image.program->KernelError(image.program->FindFunction("ok")), "");
+}
+
+// Found by fuzz/libfuzzer (ptx_fuzzer): `set` with one type (it needs .dtype.stype) and a half
+// type read the second type past the end of the list (heap-buffer-overflow in LowerArith). The
+// kernel now fails with the reason; the module parses.
+TEST(ModuleImageTest, SetWithOneHalfTypeFailsTheKernel) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(".version 8.0\n.target sm_90\n.address_size 64\n"
+                             ".visible .entry k()\n{\n  .reg .b16 %h<3>;\n"
+                             "  set.lt.f16 %h0, %h1, %h2;\n  ret;\n}\n",
+                             &image, &log),
+            CUDA_SUCCESS)
+      << log;
+  ASSERT_NE(image.program, nullptr) << image.program_error;
+  EXPECT_NE(image.program->KernelError(image.program->FindFunction("k")).find("set needs"),
+            std::string::npos)
+      << image.program->KernelError(image.program->FindFunction("k"));
+}
+
 TEST(ModuleImageTest, MaxPtxVersion) {
   EXPECT_EQ(MaxPtxVersion(13000), 90);
   EXPECT_EQ(MaxPtxVersion(12080), 87);

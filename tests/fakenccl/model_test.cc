@@ -17,6 +17,7 @@
 
 #include "fakecuda/stream_work.h"
 #include "fakenccl/datatypes.h"
+#include "fakenccl/nccl_fault_injector.h"
 #include "tests/fakenccl/nccl_support.h"
 
 namespace cuhal::testing {
@@ -988,6 +989,30 @@ TEST(NcclUniqueIdHexTest, RoundTripsEveryByteAndRefusesBadText) {
     EXPECT_FALSE(fakenccl::UniqueIdFromHex(bad, &untouched)) << bad;
     EXPECT_EQ(untouched.internal[0], 42);
   }
+}
+
+// Found by fuzz/libfuzzer (nccl_faults_fuzzer): the digit loop wrapped past 64 bits, a RANK past
+// int was cast into another rank, and strtod read "0.5abc" as 0.5. The numbers are strict now.
+TEST(NcclFaultSpecTest, NumbersAreStrict) {
+  fakenccl::NcclFaultInjector faults;
+  std::string error;
+  for (const char* spec : {"ncclSend:nth:18446744073709551617:ncclRemoteError",
+                           "ncclSend:fraction:0\3155:ncclRemoteError",
+                           "ncclSend:fraction:0.5abc:ncclRemoteError",
+                           "ncclSend:fraction::ncclRemoteError",
+                           "ncclSend:fraction:0.5:ncclRemoteError@18446744073709551616",
+                           "die:4294967296:1", "die:2147483648:1", "die:0:1:4294967297",
+                           "die:0:18446744073709551617"}) {
+    EXPECT_FALSE(faults.AddRulesFromSpec(spec, &error)) << spec;
+    EXPECT_THAT(error, HasSubstr("FAKENCCL_FAULTS item")) << spec;
+  }
+  EXPECT_FALSE(faults.ShouldDie(0, 4, 1)) << "die:4294967296:1 killed rank 0";
+  EXPECT_EQ(faults.OnCall("ncclSend"), ncclSuccess) << "a rejected spec adds no rule";
+  EXPECT_TRUE(faults.AddRulesFromSpec("die:2147483647:18446744073709551615:2147483647;"
+                                      "ncclSend:fraction:1e-3:ncclRemoteError@7",
+                                      &error))
+      << error;
+  EXPECT_TRUE(faults.ShouldDie(2147483647, 2147483647, 18446744073709551615u));
 }
 
 }  // namespace
