@@ -788,6 +788,12 @@ int CaseAsync() {
   return 0;
 }
 
+CUDA_MEMCPY3D Copy3DZero() {
+  CUDA_MEMCPY3D c;
+  memset(&c, 0, sizeof c);
+  return c;
+}
+
 CUDA_MEMCPY2D Copy2D() {
   CUDA_MEMCPY2D c;
   memset(&c, 0, sizeof c);
@@ -1327,6 +1333,47 @@ int CaseCopy3D() {
   return 0;
 }
 
+// capture: copies with array endpoints on a capturing stream, and the graph they make.
+int CaseCapture() {
+  Base b;
+  if (!b.Init()) return 1;
+  CUarray a = b.Make(256, 0);
+  unsigned char* p = static_cast<unsigned char*>(b.pinned);
+  std::vector<unsigned char> in = Pattern(256, 50);
+  memcpy(p, in.data(), 256);
+  memset(p + 4096, 0, 256);
+  R(cuStreamBeginCapture(b.s, CU_STREAM_CAPTURE_MODE_RELAXED));
+  R(cuMemcpyHtoAAsync(a, 0, p, 256, b.s));
+  R(cuMemcpyAtoHAsync(p + 4096, a, 0, 256, b.s));
+  CUDA_MEMCPY3D c = Copy3DZero();
+  c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.srcArray = a;
+  c.dstMemoryType = CU_MEMORYTYPE_HOST;
+  c.dstHost = p + 8192;
+  c.WidthInBytes = 256;
+  c.Height = 1;
+  c.Depth = 1;
+  R(cuMemcpy3DAsync(&c, b.s));
+  CUgraph g = nullptr;
+  R(cuStreamEndCapture(b.s, &g));
+  size_t n = 0;
+  if (g) {
+    R(cuGraphGetNodes(g, nullptr, &n));
+    Say("captured nodes = %zu", n);
+    CUgraphExec e = nullptr;
+    if (R(cuGraphInstantiate(&e, g, 0)) == CUDA_SUCCESS) {
+      R(cuGraphLaunch(e, b.s));
+      R(cuStreamSynchronize(b.s));
+      Say("graph copies: data matches = %s", YesNo(memcmp(p + 4096, in.data(), 256) == 0));
+      cuGraphExecDestroy(e);
+    }
+    cuGraphDestroy(g);
+  }
+  cuArrayDestroy(a);
+  b.Usable("afterwards");
+  return 0;
+}
+
 // cudapython: NVIDIA cuda-python's test_cuda_array sequence.
 int CaseCudaPython() {
   R(cuInit(0));
@@ -1585,7 +1632,7 @@ int CaseCost() {
 std::vector<std::string> Cases() {
   return {"attrs",   "create",   "formats", "create3d", "descriptor", "destroy",
           "plane",   "memreq",   "copy1d",  "async",    "copy2d",     "linear2d",
-          "copy3d",  "cudapython", "noctx", "noinit",   "contexts",   "meminfo",
+          "copy3d",  "capture", "cudapython", "noctx", "noinit",   "contexts",   "meminfo",
           "many",    "cost"};
 }
 
@@ -1607,6 +1654,7 @@ int RunOne(const std::string& c) {
   if (c == "copy2d") return CaseCopy2D();
   if (c == "linear2d") return CaseLinear2D();
   if (c == "copy3d") return CaseCopy3D();
+  if (c == "capture") return CaseCapture();
   if (c == "cudapython") return CaseCudaPython();
   if (c == "noctx") return CaseNoContext(true);
   if (c == "noinit") return CaseNoContext(false);
