@@ -107,10 +107,11 @@ CUresult LinearSide(DriverState* st, CUmemorytype type, const void* host, CUdevi
                     std::size_t x, std::size_t y, std::size_t z, std::size_t pitch,
                     std::size_t height, std::size_t w, std::size_t h, std::size_t d,
                     unsigned need, Side* out) CUHAL_REQUIRES(st->mu) {
-  if (h > 1 || d > 1) {
-    if (pitch < w) return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (d > 1 && height < h) return CUDA_ERROR_INVALID_VALUE;
+  // cuda.h: "If specified, srcPitch must be greater than or equal to WidthInBytes + srcXInBytes"
+  // and "srcHeight must be greater than or equal to Height + srcY"; a pitch (height) is needed
+  // as soon as there is more than one row (layer).
+  if (pitch != 0 ? !Fits(x, w, pitch) : (h > 1 || d > 1)) return CUDA_ERROR_INVALID_VALUE;
+  if (height != 0 ? !Fits(y, h, height) : d > 1) return CUDA_ERROR_INVALID_VALUE;
   // Byte offsets of the box's first byte and its extent, overflow-checked.
   std::size_t slice = 0, start = 0, span = 0, t = 0;
   if (__builtin_mul_overflow(pitch, height, &slice)) return CUDA_ERROR_INVALID_VALUE;
@@ -268,13 +269,14 @@ CUresult CopyBox(DriverState* st, const SideSpec& dst, const SideSpec& src, std:
   return EnqueueBox(st, s, std::move(to), std::move(from), w, h, d, synchronous, what);
 }
 
+// A 2D copy is one layer: its sides have no layer height.
 SideSpec SrcOf(const CUDA_MEMCPY2D& c) {
   return {c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY, 0,
-          c.srcPitch, c.Height};
+          c.srcPitch, 0};
 }
 SideSpec DstOf(const CUDA_MEMCPY2D& c) {
   return {c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY, 0,
-          c.dstPitch, c.Height};
+          c.dstPitch, 0};
 }
 SideSpec SrcOf(const CUDA_MEMCPY3D& c) {
   return {c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY, c.srcZ,
@@ -298,7 +300,8 @@ CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream st
   if (c->reserved0 != nullptr || c->reserved1 != nullptr || c->srcLOD != 0 || c->dstLOD != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, c->Depth, false, async,
+  // cuda.h: "cuMemcpy3D() returns an error if any pitch is greater than the maximum allowed".
+  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, c->Depth, true, async,
                  stream, what);
 }
 

@@ -441,6 +441,12 @@ TEST_P(ArrayTest, PitchedCopiesBetweenHostAndDeviceKeepTheBytesBetweenRows) {
   m.srcPitch = w - 1;
   EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "pitch below the width";
   m = c;
+  m.srcXInBytes = sp - w + 1;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "pitch below x + width";
+  m.srcXInBytes = sp - w;
+  m.Height = h - 1;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_SUCCESS) << "pitch exactly x + width";
+  m = c;
   m.dstDevice = dev + dp * h - 100;
   EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "rows past the allocation";
   EXPECT_EQ(api().cuMemFree(dev), CUDA_SUCCESS);
