@@ -554,6 +554,31 @@ TEST_P(ArrayTest, MemGetInfoCountsArrayMemory) {
 
 CUHAL_INSTANTIATE_BACKEND_TEST(ArrayTest);
 
+// cuda-python's test_cuda_array from its start: no context current at first.
+class ArrayNoContextTest : public BackendTest {};
+
+TEST_P(ArrayNoContextTest, CudaPythonSequenceFromNoContextToOneByteArray) {
+  ArrayApi a;
+  std::string missing;
+  if (!ResolveArrayApi(api(), &a, &missing)) GTEST_SKIP() << "the driver has no " << missing;
+  CUDA_ARRAY_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  CUarray arr = nullptr;
+  const CUresult r = a.ArrayCreate(&arr, &d);
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_VALUE) << ResultName(r);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(CreateContext(api(), &ctx, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_ERROR_INVALID_VALUE);
+  d.Format = CU_AD_FORMAT_SIGNED_INT8;
+  d.NumChannels = 1;
+  d.Width = 1;
+  EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_SUCCESS);
+  EXPECT_EQ(a.ArrayDestroy(arr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxDestroy(ctx), CUDA_SUCCESS);
+}
+
+CUHAL_INSTANTIATE_BACKEND_TEST(ArrayNoContextTest);
+
 // What is the fake's own: the leak inventory, handles the real driver may crash on, faults.
 class FakeArrayTest : public ArrayTest {
  protected:
