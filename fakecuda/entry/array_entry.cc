@@ -27,9 +27,11 @@
 namespace fakecuda {
 namespace {
 
-// What a handle that names no live array gets (destroyed, never made, null).
+// What a handle that names no live array gets (destroyed, never made, null). UNMEASURED (cuda.h
+// lists CUDA_ERROR_INVALID_HANDLE for the array calls; the array_probe cases "destroy",
+// "descriptor" and "copy1d" measure it).
 constexpr CUresult kNoSuchArray = CUDA_ERROR_INVALID_HANDLE;
-// The same handle given to a copy.
+// The same handle given to a copy (UNMEASURED, likewise).
 constexpr CUresult kNoSuchArrayInCopy = CUDA_ERROR_INVALID_HANDLE;
 
 CUDA_ARRAY3D_DESCRIPTOR From2D(const CUDA_ARRAY_DESCRIPTOR& d) {

@@ -2,8 +2,9 @@
 // The fake driver's CUDA arrays (cuArrayCreate, cuArray3DCreate and the calls on a CUarray):
 // their descriptors, their validation against the device's texture and surface limits, their
 // memory, and the layout the copies to and from them (fakecuda/entry/array_entry.cc) address.
-// The answers follow the H200 (driver 580; ci/gpu-probes/array_probe.cc; docs/driver_facts.md,
-// "CUDA arrays").
+// UNMEASURED: the answers follow cuda.h's documentation and, where it is silent, the fake's
+// choices (docs/driver_facts.md, "CUDA arrays"); ci/gpu-probes/array_probe.cc measures them on a
+// GPU, which was not available when this was written.
 //
 // Invariants:
 //  1. An array's bytes are stored packed, element by element, row after row, layer after layer:

@@ -5,10 +5,11 @@
 // pitched copies (cuMemcpy2D, cuMemcpy2DUnaligned, cuMemcpy2DAsync, cuMemcpy3D,
 // cuMemcpy3DAsync) with array and linear endpoints.
 //
-// The expectations are answers of the real driver to ci/gpu-probes/array_probe.cc (the probe
-// case is named beside each test; docs/driver_facts.md, "CUDA arrays", summarizes them), and
-// NVIDIA's cuda-python test_cuda_array. cuhal's CUDA table has no array entry points: the tests
-// reach them through cuGetProcAddress, so the same tests run on the fake and on libcuda.so.1.
+// UNMEASURED: every expectation here comes from cuda.h's documentation, NVIDIA's cuda-python
+// test_cuda_array, or the fake's own choices (docs/driver_facts.md, "CUDA arrays"); the GPU
+// machine was not available when they were written. ci/gpu-probes/array_probe.cc measures them
+// (its case is named beside each test), and this suite runs on libcuda.so.1 too: cuhal's CUDA
+// table has no array entry points, so the tests reach them through cuGetProcAddress.
 // FakeArrayTest holds what is the fake's own (leak inventory, handles the real driver may crash
 // on, fault injection).
 #include <gtest/gtest.h>
