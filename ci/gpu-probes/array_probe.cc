@@ -618,6 +618,60 @@ int CaseMemReq() {
     MemReq(s.label, a, 0);
     Sparse(s.label, a);
     cuArrayDestroy(a);
+    if (s.flags != 0) continue;
+    // The same shape with deferred mapping: its memory requirements (the array's size).
+    std::string label = std::string(s.label) + " (as deferred)";
+    d.Flags |= CUDA_ARRAY3D_DEFERRED_MAPPING;
+    r = cuArray3DCreate(&a, &d);
+    if (r != CUDA_SUCCESS) {
+      Say("%s: cuArray3DCreate = %s", label.c_str(), Name(r));
+      continue;
+    }
+    MemReq(label.c_str(), a, 0);
+    cuArrayDestroy(a);
+  }
+  // More shapes, deferred, for the size formula.
+  struct Extra {
+    size_t w, h, d;
+    unsigned flags;
+    CUarray_format f;
+    unsigned ch;
+  } extras[] = {
+      {2, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},     {64, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {65, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},    {4096, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {4097, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},  {65536, 0, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {2, 2, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},     {64, 1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 8, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},    {64, 9, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 16, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},   {64, 64, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {65, 64, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},   {128, 128, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {256, 256, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1}, {512, 512, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 64, 0, 0, CU_AD_FORMAT_UNSIGNED_INT16, 1},  {64, 64, 0, 0, CU_AD_FORMAT_FLOAT, 1},
+      {64, 64, 0, 0, CU_AD_FORMAT_FLOAT, 2},           {64, 64, 0, 0, CU_AD_FORMAT_FLOAT, 4},
+      {1000, 3, 0, 0, CU_AD_FORMAT_FLOAT, 4},          {3, 1000, 0, 0, CU_AD_FORMAT_FLOAT, 4},
+      {4096, 4096, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {2, 2, 2, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},     {16, 16, 16, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {32, 32, 32, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},  {64, 64, 2, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 64, 3, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1},   {128, 128, 128, 0, CU_AD_FORMAT_FLOAT, 1},
+      {64, 64, 4, CUDA_ARRAY3D_LAYERED, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 0, 4, CUDA_ARRAY3D_LAYERED, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 64, 6, CUDA_ARRAY3D_CUBEMAP, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 64, 0, CUDA_ARRAY3D_SURFACE_LDST, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+      {64, 64, 0, CUDA_ARRAY3D_TEXTURE_GATHER, CU_AD_FORMAT_UNSIGNED_INT8, 1},
+  };
+  for (auto& x : extras) {
+    CUarray a = nullptr;
+    CUDA_ARRAY3D_DESCRIPTOR d =
+        Desc3(x.w, x.h, x.d, x.flags | CUDA_ARRAY3D_DEFERRED_MAPPING, x.f, x.ch);
+    char label[128];
+    snprintf(label, sizeof label, "deferred %zux%zux%zu %s x%u flags 0x%x", x.w, x.h, x.d,
+             FormatName(x.f), x.ch, x.flags);
+    CUresult r = cuArray3DCreate(&a, &d);
+    if (r != CUDA_SUCCESS) {
+      Say("%s: cuArray3DCreate = %s", label, Name(r));
+      continue;
+    }
+    MemReq(label, a, 0);
+    cuArrayDestroy(a);
   }
   CUarray a = b.Make(64, 64);
   MemReq("device 1", a, 1);
@@ -1535,6 +1589,17 @@ int CaseMemInfo() {
         "returned %lld bytes",
         s.label, Name(r), static_cast<long long>(f0) - static_cast<long long>(f1), Name(q),
         m.size, Name(x), static_cast<long long>(f2) - static_cast<long long>(f1));
+  }
+  // Sparse and deferred-mapping arrays: do they take memory before being mapped?
+  for (unsigned flags : {unsigned{CUDA_ARRAY3D_SPARSE}, unsigned{CUDA_ARRAY3D_DEFERRED_MAPPING}}) {
+    size_t g0 = b.Free();
+    CUarray a = nullptr;
+    CUDA_ARRAY3D_DESCRIPTOR d = Desc3(4096, 4096, 0, flags, CU_AD_FORMAT_FLOAT, 1);
+    CUresult r = cuArray3DCreate(&a, &d);
+    size_t g1 = b.Free();
+    if (r == CUDA_SUCCESS) cuArrayDestroy(a);
+    Say("2D 4096x4096 float flags 0x%x: create %s, free memory dropped by %lld bytes", flags,
+        Name(r), static_cast<long long>(g0) - static_cast<long long>(g1));
   }
   // 64 small arrays: does each take its own memory?
   size_t f0 = b.Free();

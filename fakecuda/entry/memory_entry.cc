@@ -7,6 +7,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/copy_resolve.h"
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/internal/memory_hooks.h"
 #include "fakecuda/internal/vmm_model.h"
@@ -21,31 +22,12 @@ using fakecuda::Stream;
 
 namespace fakecuda {
 
-// Addresses at or above this are fake device addresses (never host memory).
-constexpr std::uintptr_t kDeviceVaBase = std::uintptr_t{1} << 48;
-
-// How a copy or memset uses the bytes it resolves (VMM access flags, vmm_model.h).
-constexpr unsigned kRead = CU_MEM_ACCESS_FLAGS_PROT_READ;
-constexpr unsigned kWrite = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-
-// Where the bytes of [ptr, ptr + size) live on the host.
-struct Resolved {
-  std::byte* data = nullptr;
-  Allocation* allocation = nullptr;  // null for pageable host memory
-  // VMM memory: the access of each mapping touched, checked again when the work runs (an unmap
-  // or an access change in between makes it fail with CUDA_ERROR_ILLEGAL_ADDRESS, as on the
-  // H200), for the current context's device and the access needed.
-  VmmSpan vmm;
-  int vmm_device = 0;
-  unsigned vmm_need = 0;
-};
-
 // Resolves a pointer the device may access (device, pool, pinned, registered, managed memory,
 // and VMM mappings the current context's device may access with `need`, also across adjacent
 // mappings; measured: anything else, or a range reaching past them, is CUDA_ERROR_INVALID_VALUE,
 // with nothing moved).
 CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out,
-                       unsigned need = kRead) CUHAL_REQUIRES(st->mu) {
+                       unsigned need) {
   Allocation* a = st->FindAllocation(ptr, 1);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (a->type == MemoryType::kVmm) {
@@ -75,8 +57,7 @@ bool StillAccessible(const Resolved& r) {
 // Resolves a pointer the host passes as host memory: known host allocations are bounds-checked,
 // anything else below the device range is pageable memory the fake cannot check (as the real
 // driver cannot). Device addresses are rejected.
-CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out)
-    CUHAL_REQUIRES(st->mu) {
+CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out) {
   auto ptr = reinterpret_cast<std::uintptr_t>(p);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (Allocation* a = st->FindAllocation(ptr, 1)) {
@@ -97,7 +78,7 @@ CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved*
 
 // Unified addressing (cuMemcpy, cuMemcpyAsync): either kind.
 CUresult ResolveAny(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out,
-                    unsigned need = kRead) CUHAL_REQUIRES(st->mu) {
+                    unsigned need) {
   if (ptr >= kDeviceVaBase) return ResolveDevice(st, ptr, size, out, need);
   return ResolveHost(st, reinterpret_cast<const void*>(ptr), size, out);
 }

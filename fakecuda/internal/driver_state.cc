@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "fakecuda/internal/array_model.h"
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/graph_model.h"
@@ -52,6 +53,11 @@ ModuleModel& DriverState::modules() {
 VmmModel& DriverState::vmm() {
   if (vmm_ == nullptr) vmm_ = std::make_unique<VmmModel>(this);
   return *vmm_;
+}
+
+ArrayModel& DriverState::arrays() {
+  if (arrays_ == nullptr) arrays_ = std::make_unique<ArrayModel>(this);
+  return *arrays_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -164,6 +170,7 @@ void DriverState::TeardownContext(std::uint64_t ctx_id) {
   (void)SyncAll(ctx_id);
   ModulesOnContextTeardown(this, ctx_id);
   streams_.EraseContext(ctx_id);
+  if (arrays_ != nullptr) arrays_->OnContextTeardown(ctx_id);
   std::vector<std::uintptr_t> doomed;
   for (const auto& [base, a] : memory_.all()) {
     if (a.ctx_id == ctx_id && a.type != MemoryType::kPool) doomed.push_back(base);
@@ -195,6 +202,7 @@ Inventory DriverState::CountLive() const {
   ModulesCountLive(*this, &inv);
   if (graphs_ != nullptr) graphs_->CountLive(&inv);
   if (vmm_ != nullptr) vmm_->CountLive(&inv);
+  if (arrays_ != nullptr) arrays_->CountLive(&inv);
   return inv;
 }
 
@@ -225,6 +233,7 @@ std::string DriverState::DescribeLive() const {
   os << ModulesDescribe(*this);
   if (graphs_ != nullptr) os << graphs_->Describe();
   if (vmm_ != nullptr) os << vmm_->Describe();
+  if (arrays_ != nullptr) os << arrays_->Describe();
   return os.str();
 }
 

@@ -1,0 +1,563 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: CUDA arrays (cuArrayCreate, cuArray3DCreate, the descriptor getters,
+// cuArrayDestroy, cuArrayGetPlane, cuArrayGetMemoryRequirements, cuArrayGetSparseProperties),
+// the 1D copies to and from arrays (cuMemcpyHtoA/AtoH/DtoA/AtoD/AtoA, cuMemcpyHtoAAsync/AtoHAsync)
+// and the pitched copies with any endpoints (cuMemcpy2D, cuMemcpy2DUnaligned, cuMemcpy2DAsync,
+// cuMemcpy3D, cuMemcpy3DAsync). The arrays are fakecuda/internal/array_model.h's; the linear
+// endpoints resolve as the linear copies' do (fakecuda/internal/copy_resolve.h).
+//
+// Stream ordering: every copy is stream work (on the legacy stream for the synchronous ones).
+// As on the real driver, copies from pageable host memory are staged at the call, copies into
+// pageable host memory make the call wait, and the synchronous copies wait for their work unless
+// both sides are device memory (arrays count as device memory). Array copies on a capturing
+// stream are refused (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, which invalidates the capture): the
+// fake's graphs have no array endpoints (a modelling limit, docs/driver_facts.md).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "fakecuda/entry/capture_hooks.h"
+#include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/array_model.h"
+#include "fakecuda/internal/copy_resolve.h"
+#include "fakecuda/internal/engine_access.h"
+#include "fakecuda/race/race_detector.h"
+
+namespace fakecuda {
+namespace {
+
+// What a handle that names no live array gets (destroyed, never made, null). UNMEASURED (cuda.h
+// lists CUDA_ERROR_INVALID_HANDLE for the array calls; the array_probe cases "destroy",
+// "descriptor" and "copy1d" measure it).
+constexpr CUresult kNoSuchArray = CUDA_ERROR_INVALID_HANDLE;
+// The same handle given to a copy (UNMEASURED, likewise).
+constexpr CUresult kNoSuchArrayInCopy = CUDA_ERROR_INVALID_HANDLE;
+
+CUDA_ARRAY3D_DESCRIPTOR From2D(const CUDA_ARRAY_DESCRIPTOR& d) {
+  CUDA_ARRAY3D_DESCRIPTOR e;
+  std::memset(&e, 0, sizeof e);
+  e.Width = d.Width;
+  e.Height = d.Height;
+  e.Depth = 0;
+  e.Format = d.Format;
+  e.NumChannels = d.NumChannels;
+  e.Flags = 0;
+  return e;
+}
+
+CUresult CreateArray(DriverState* st, CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc,
+                     const char* what) CUHAL_REQUIRES(st->mu) {
+  if (out == nullptr || desc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (CUresult e = ArrayModel::Validate(st->profile(ctx->device), *desc); e != CUDA_SUCCESS) {
+    return e;
+  }
+  return st->arrays().Create(ctx->id, ctx->device, *desc, what, out);
+}
+
+// One side of a copy: where byte (x, y, z) of the copied box is, and how rows and layers step.
+struct Side {
+  std::byte* origin = nullptr;
+  std::size_t pitch = 0;  // bytes from one row to the next
+  std::size_t slice = 0;  // bytes from one layer to the next
+  bool array = false;
+  Resolved linear;                          // a linear side: the resolution of its extent
+  std::shared_ptr<ArrayBacking> keep;       // an array side: its bytes (array_model.h inv. 2)
+  bool pageable() const { return !array && IsPageable(linear); }
+  bool device_side() const { return array || DeviceSide(linear); }
+};
+
+// x + n <= limit, without overflow.
+bool Fits(std::size_t x, std::size_t n, std::size_t limit) { return x <= limit && n <= limit - x; }
+
+// An array side: the box (x bytes, y, z) + (w bytes, h, d) must lie inside the array and be
+// whole elements.
+CUresult ArraySide(DriverState* st, CUarray handle, std::size_t x, std::size_t y, std::size_t z,
+                   std::size_t w, std::size_t h, std::size_t d, Side* out)
+    CUHAL_REQUIRES(st->mu) {
+  ArrayRecord* a = st->arrays().Find(handle);
+  if (a == nullptr) return kNoSuchArrayInCopy;
+  if (x % a->element_size != 0 || w % a->element_size != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!Fits(x, w, a->row_bytes) || !Fits(y, h, a->rows) || !Fits(z, d, a->layers)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  out->array = true;
+  out->pitch = a->row_bytes;
+  out->slice = a->row_bytes * a->rows;
+  out->origin = a->backing->data() + z * out->slice + y * out->pitch + x;
+  out->keep = a->backing;
+  return CUDA_SUCCESS;
+}
+
+// A 1D copy's array side: `n` bytes at linear offset `offset` of the packed bytes.
+CUresult ArrayBytes(DriverState* st, CUarray handle, std::size_t offset, std::size_t n,
+                    Side* out) CUHAL_REQUIRES(st->mu) {
+  ArrayRecord* a = st->arrays().Find(handle);
+  if (a == nullptr) return kNoSuchArrayInCopy;
+  if (!Fits(offset, n, a->bytes)) return CUDA_ERROR_INVALID_VALUE;
+  out->array = true;
+  out->pitch = n;
+  out->slice = n;
+  out->origin = a->backing->data() + offset;
+  out->keep = a->backing;
+  return CUDA_SUCCESS;
+}
+
+// A linear side of type `type` at `base`: rows of `pitch` bytes, layers of `height` rows.
+CUresult LinearSide(DriverState* st, CUmemorytype type, const void* host, CUdeviceptr device,
+                    std::size_t x, std::size_t y, std::size_t z, std::size_t pitch,
+                    std::size_t height, std::size_t w, std::size_t h, std::size_t d,
+                    unsigned need, Side* out) CUHAL_REQUIRES(st->mu) {
+  // cuda.h: "If specified, srcPitch must be greater than or equal to WidthInBytes + srcXInBytes"
+  // and "srcHeight must be greater than or equal to Height + srcY"; a pitch (height) is needed
+  // as soon as there is more than one row (layer).
+  if (pitch != 0 ? !Fits(x, w, pitch) : (h > 1 || d > 1)) return CUDA_ERROR_INVALID_VALUE;
+  if (height != 0 ? !Fits(y, h, height) : d > 1) return CUDA_ERROR_INVALID_VALUE;
+  // Byte offsets of the box's first byte and its extent, overflow-checked.
+  std::size_t slice = 0, start = 0, span = 0, t = 0;
+  if (__builtin_mul_overflow(pitch, height, &slice)) return CUDA_ERROR_INVALID_VALUE;
+  if (__builtin_mul_overflow(z, slice, &start) || __builtin_mul_overflow(y, pitch, &t) ||
+      __builtin_add_overflow(start, t, &start) || __builtin_add_overflow(start, x, &start)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (__builtin_mul_overflow(d - 1, slice, &span) ||
+      __builtin_mul_overflow(h - 1, pitch, &t) || __builtin_add_overflow(span, t, &span) ||
+      __builtin_add_overflow(span, w, &span)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  Resolved r;
+  CUresult e = CUDA_ERROR_INVALID_VALUE;
+  switch (type) {
+    case CU_MEMORYTYPE_HOST: {
+      if (host == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      const auto p = reinterpret_cast<std::uintptr_t>(host);
+      if (p + start < p) return CUDA_ERROR_INVALID_VALUE;
+      e = ResolveHost(st, reinterpret_cast<const void*>(p + start), span, &r);
+      break;
+    }
+    case CU_MEMORYTYPE_DEVICE:
+      if (device + start < device) return CUDA_ERROR_INVALID_VALUE;
+      e = ResolveDevice(st, device + start, span, &r, need);
+      break;
+    case CU_MEMORYTYPE_UNIFIED:
+      if (device == 0 || device + start < device) return CUDA_ERROR_INVALID_VALUE;
+      e = ResolveAny(st, device + start, span, &r, need);
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (e != CUDA_SUCCESS) return e;
+  out->array = false;
+  out->linear = r;
+  out->origin = r.data;
+  out->pitch = pitch;
+  out->slice = slice;
+  return CUDA_SUCCESS;
+}
+
+// The device address of a linear side's first byte (race detector), or 0 for pageable memory.
+std::uintptr_t RaceAddress(const Side& s) {
+  if (s.array || s.linear.allocation == nullptr) return 0;
+  const Allocation* a = s.linear.allocation;
+  return a->base + static_cast<std::uintptr_t>(s.linear.data - a->data);
+}
+
+// Queues the copy of a w x h x d box from `src` to `dst` on `s`.
+CUresult EnqueueBox(DriverState* st, Stream* s, Side dst, Side src, std::size_t w, std::size_t h,
+                    std::size_t d, bool synchronous, const char* what) CUHAL_REQUIRES(st->mu) {
+  if (w == 0 || h == 0 || d == 0) return CUDA_SUCCESS;
+  Op op;
+  op.what = what;
+  const std::size_t total = w * h * d;
+  op.cost_us = DriverState::CopyCostUs(total, dst.device_side() && src.device_side());
+  // A pageable source is read now (the real driver stages it before returning).
+  std::shared_ptr<std::vector<std::byte>> staged;
+  if (src.pageable()) {
+    staged = std::make_shared<std::vector<std::byte>>(total);
+    for (std::size_t z = 0; z < d; ++z) {
+      for (std::size_t y = 0; y < h; ++y) {
+        std::memcpy(staged->data() + (z * h + y) * w, src.origin + z * src.slice + y * src.pitch,
+                    w);
+      }
+    }
+    src.origin = staged->data();
+    src.pitch = w;
+    src.slice = w * h;
+  }
+  if (st->race() != nullptr) {
+    for (const auto& [side, write] : {std::pair{&dst, true}, std::pair{&src, false}}) {
+      const std::uintptr_t at = side == &src && staged != nullptr ? 0 : RaceAddress(*side);
+      if (at == 0) continue;
+      op.accesses.push_back({at, (d - 1) * side->slice + (h - 1) * side->pitch + w, write});
+    }
+  }
+  auto dst_side = std::make_shared<Side>(std::move(dst));
+  auto src_side = std::make_shared<Side>(std::move(src));
+  op.body = [dst_side, src_side, staged, w, h, d] {
+    for (const Side* side : {dst_side.get(), src_side.get()}) {
+      if (!side->array && !StillAccessible(side->linear)) return CUDA_ERROR_ILLEGAL_ADDRESS;
+    }
+    const Side& to = *dst_side;
+    const Side& from = *src_side;
+    for (std::size_t z = 0; z < d; ++z) {
+      for (std::size_t y = 0; y < h; ++y) {
+        EngineMove(to.origin + z * to.slice + y * to.pitch,
+                   from.origin + z * from.slice + y * from.pitch, w);
+      }
+    }
+    return CUDA_SUCCESS;
+  };
+  const bool wait = synchronous || dst_side->pageable();
+  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
+  const std::uint64_t id = s->id;
+  const std::uint64_t seq = st->Enqueue(s, std::move(op));
+  if (wait) {
+    if (Stream* cur = st->FindStream(id)) return TakeRaceVerdict(st->SyncStream(cur, seq));
+  }
+  return TakeRaceVerdict();
+}
+
+// The stream of an asynchronous copy; refuses a capturing one (array endpoints, see the top).
+CUresult CopyStream(DriverState* st, CUstream handle, bool async, Stream** out)
+    CUHAL_REQUIRES(st->mu) {
+  CUresult e = CUDA_SUCCESS;
+  Stream* s = st->ResolveStream(async ? handle : CU_STREAM_LEGACY, &e);
+  if (s == nullptr) return e;
+  if (async) {
+    if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
+  }
+  *out = s;
+  return CUDA_SUCCESS;
+}
+
+// One side of a CUDA_MEMCPY3D (2D copies are converted: z 0, depth 1).
+struct SideSpec {
+  CUmemorytype type;
+  const void* host;
+  CUdeviceptr device;
+  CUarray array;
+  std::size_t x, y, z, pitch, height;
+};
+
+CUresult ResolveSpec(DriverState* st, const SideSpec& sp, std::size_t w, std::size_t h,
+                     std::size_t d, unsigned need, Side* out) CUHAL_REQUIRES(st->mu) {
+  if (sp.type == CU_MEMORYTYPE_ARRAY) return ArraySide(st, sp.array, sp.x, sp.y, sp.z, w, h, d, out);
+  return LinearSide(st, sp.type, sp.host, sp.device, sp.x, sp.y, sp.z, sp.pitch, sp.height, w, h,
+                    d, need, out);
+}
+
+// cuMemcpy2D*, cuMemcpy3D*: validates and queues a copy described by two sides.
+CUresult CopyBox(DriverState* st, const SideSpec& dst, const SideSpec& src, std::size_t w,
+                 std::size_t h, std::size_t d, bool check_pitch, bool async, CUstream stream,
+                 const char* what) CUHAL_REQUIRES(st->mu) {
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (check_pitch) {
+    const auto max_pitch = static_cast<std::size_t>(
+        std::max(st->profile(ctx->device).Attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH), 0));
+    for (const SideSpec* sp : {&dst, &src}) {
+      if (sp->type != CU_MEMORYTYPE_ARRAY && sp->pitch > max_pitch) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+    }
+  }
+  if (w == 0 || h == 0 || d == 0) return CUDA_SUCCESS;
+  Side to, from;
+  if (CUresult e = ResolveSpec(st, dst, w, h, d, kWrite, &to); e != CUDA_SUCCESS) return e;
+  if (CUresult e = ResolveSpec(st, src, w, h, d, kRead, &from); e != CUDA_SUCCESS) return e;
+  Stream* s = nullptr;
+  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  const bool synchronous = !async && !(to.device_side() && from.device_side());
+  return EnqueueBox(st, s, std::move(to), std::move(from), w, h, d, synchronous, what);
+}
+
+// A 2D copy is one layer: its sides have no layer height.
+SideSpec SrcOf(const CUDA_MEMCPY2D& c) {
+  return {c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY, 0,
+          c.srcPitch, 0};
+}
+SideSpec DstOf(const CUDA_MEMCPY2D& c) {
+  return {c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY, 0,
+          c.dstPitch, 0};
+}
+SideSpec SrcOf(const CUDA_MEMCPY3D& c) {
+  return {c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY, c.srcZ,
+          c.srcPitch, c.srcHeight};
+}
+SideSpec DstOf(const CUDA_MEMCPY3D& c) {
+  return {c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY, c.dstZ,
+          c.dstPitch, c.dstHeight};
+}
+
+CUresult Copy2D(DriverState* st, const CUDA_MEMCPY2D* c, bool check_pitch, bool async,
+                CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+  if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, 1, check_pitch, async,
+                 stream, what);
+}
+
+CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream stream,
+                const char* what) CUHAL_REQUIRES(st->mu) {
+  if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (c->reserved0 != nullptr || c->reserved1 != nullptr || c->srcLOD != 0 || c->dstLOD != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // cuda.h: "cuMemcpy3D() returns an error if any pitch is greater than the maximum allowed".
+  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, c->Depth, true, async,
+                 stream, what);
+}
+
+// The 1D copies: `n` bytes between two sides resolved by the caller.
+CUresult Copy1D(DriverState* st, Side to, Side from, std::size_t n, bool synchronous,
+                bool async, CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+  Stream* s = nullptr;
+  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  to.pitch = to.slice = from.pitch = from.slice = n;
+  return EnqueueBox(st, s, std::move(to), std::move(from), n, 1, 1, synchronous, what);
+}
+
+CUresult HostSide(DriverState* st, const void* host, std::size_t n, Side* out)
+    CUHAL_REQUIRES(st->mu) {
+  if (CUresult e = ResolveHost(st, host, n, &out->linear); e != CUDA_SUCCESS) return e;
+  out->origin = out->linear.data;
+  return CUDA_SUCCESS;
+}
+
+CUresult DeviceSideOf(DriverState* st, CUdeviceptr p, std::size_t n, unsigned need, Side* out)
+    CUHAL_REQUIRES(st->mu) {
+  if (CUresult e = ResolveDevice(st, p, n, &out->linear, need); e != CUDA_SUCCESS) return e;
+  out->origin = out->linear.data;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+using fakecuda::ArrayModel;
+using fakecuda::ArrayRecord;
+using fakecuda::Side;
+
+extern "C" {
+
+// --- arrays ---
+
+CUresult CUDAAPI cuArrayCreate(CUarray* pHandle, const CUDA_ARRAY_DESCRIPTOR* pAllocateArray) try {
+  FAKECUDA_ENTER(cuArrayCreate)
+  if (pAllocateArray == nullptr) return fakecuda::CreateArray(st, pHandle, nullptr, "cuArrayCreate");
+  const CUDA_ARRAY3D_DESCRIPTOR d = fakecuda::From2D(*pAllocateArray);
+  return fakecuda::CreateArray(st, pHandle, &d, "cuArrayCreate");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayCreate");
+}
+
+CUresult CUDAAPI cuArray3DCreate(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* pAllocateArray) try {
+  FAKECUDA_ENTER(cuArray3DCreate)
+  return fakecuda::CreateArray(st, pHandle, pAllocateArray, "cuArray3DCreate");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArray3DCreate");
+}
+
+CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR* pArrayDescriptor, CUarray hArray) try {
+  FAKECUDA_ENTER(cuArrayGetDescriptor)
+  if (pArrayDescriptor == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ArrayRecord* a = st->arrays().Find(hArray);
+  if (a == nullptr) return fakecuda::kNoSuchArray;
+  pArrayDescriptor->Width = a->desc.Width;
+  pArrayDescriptor->Height = a->desc.Height;
+  pArrayDescriptor->Format = a->desc.Format;
+  pArrayDescriptor->NumChannels = a->desc.NumChannels;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayGetDescriptor");
+}
+
+CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR* pArrayDescriptor,
+                                        CUarray hArray) try {
+  FAKECUDA_ENTER(cuArray3DGetDescriptor)
+  if (pArrayDescriptor == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ArrayRecord* a = st->arrays().Find(hArray);
+  if (a == nullptr) return fakecuda::kNoSuchArray;
+  *pArrayDescriptor = a->desc;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArray3DGetDescriptor");
+}
+
+CUresult CUDAAPI cuArrayDestroy(CUarray hArray) try {
+  FAKECUDA_ENTER(cuArrayDestroy)
+  const ArrayRecord* a = st->arrays().Find(hArray);
+  if (a == nullptr) return fakecuda::kNoSuchArray;
+  const std::uint64_t id = a->id;
+  // As cuMemFree: the device stops using the memory first.
+  if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
+  // SyncAll released the lock: another thread may have destroyed it meanwhile.
+  if (st->arrays().Find(hArray) == nullptr) return fakecuda::kNoSuchArray;
+  st->arrays().Destroy(id);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayDestroy");
+}
+
+CUresult CUDAAPI cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned int planeIdx) try {
+  FAKECUDA_ENTER(cuArrayGetPlane)
+  (void)planeIdx;
+  if (pPlaneArray == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (st->arrays().Find(hArray) == nullptr) return fakecuda::kNoSuchArray;
+  // No modelled format is planar (NV12 and the other YUV formats are refused at creation).
+  return CUDA_ERROR_INVALID_VALUE;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayGetPlane");
+}
+
+CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* memoryRequirements,
+                                              CUarray array, CUdevice device) try {
+  FAKECUDA_ENTER(cuArrayGetMemoryRequirements)
+  if (memoryRequirements == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!fakecuda::ValidDevice(st, device)) return CUDA_ERROR_INVALID_DEVICE;
+  const ArrayRecord* a = st->arrays().Find(array);
+  if (a == nullptr) return fakecuda::kNoSuchArray;
+  if ((a->desc.Flags & CUDA_ARRAY3D_DEFERRED_MAPPING) == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(memoryRequirements, 0, sizeof *memoryRequirements);
+  memoryRequirements->size = ArrayModel::Footprint(a->desc, a->element_size);
+  memoryRequirements->alignment = ArrayModel::kAlignment;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayGetMemoryRequirements");
+}
+
+CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties,
+                                            CUarray array) try {
+  FAKECUDA_ENTER(cuArrayGetSparseProperties)
+  if (sparseProperties == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ArrayRecord* a = st->arrays().Find(array);
+  if (a == nullptr) return fakecuda::kNoSuchArray;
+  // Only sparse arrays have sparse properties; the fake models none.
+  return CUDA_ERROR_INVALID_VALUE;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuArrayGetSparseProperties");
+}
+
+// --- 1D copies ---
+
+CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, size_t dstOffset, const void* srcHost,
+                              size_t ByteCount) try {
+  FAKECUDA_ENTER(cuMemcpyHtoA)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyHtoA");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyHtoA");
+}
+
+CUresult CUDAAPI cuMemcpyAtoH(void* dstHost, CUarray srcArray, size_t srcOffset,
+                              size_t ByteCount) try {
+  FAKECUDA_ENTER(cuMemcpyAtoH)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyAtoH");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyAtoH");
+}
+
+CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+                              size_t ByteCount) try {
+  FAKECUDA_ENTER(cuMemcpyDtoA)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::DeviceSideOf(st, srcDevice, ByteCount, fakecuda::kRead, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyDtoA");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyDtoA");
+}
+
+CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+                              size_t ByteCount) try {
+  FAKECUDA_ENTER(cuMemcpyAtoD)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::DeviceSideOf(st, dstDevice, ByteCount, fakecuda::kWrite, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoD");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyAtoD");
+}
+
+CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, size_t dstOffset, CUarray srcArray,
+                              size_t srcOffset, size_t ByteCount) try {
+  FAKECUDA_ENTER(cuMemcpyAtoA)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoA");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyAtoA");
+}
+
+CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset, const void* srcHost,
+                                   size_t ByteCount, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpyHtoAAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyHtoAAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyHtoAAsync");
+}
+
+CUresult CUDAAPI cuMemcpyAtoHAsync(void* dstHost, CUarray srcArray, size_t srcOffset,
+                                   size_t ByteCount, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpyAtoHAsync)
+  FAKECUDA_REQUIRE_CONTEXT()
+  Side d, s;
+  if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyAtoHAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpyAtoHAsync");
+}
+
+// --- pitched copies ---
+
+CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D* pCopy) try {
+  FAKECUDA_ENTER(cuMemcpy2D)
+  return fakecuda::Copy2D(st, pCopy, true, false, nullptr, "cuMemcpy2D");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy2D");
+}
+
+CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D* pCopy) try {
+  FAKECUDA_ENTER(cuMemcpy2DUnaligned)
+  return fakecuda::Copy2D(st, pCopy, false, false, nullptr, "cuMemcpy2DUnaligned");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy2DUnaligned");
+}
+
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* pCopy, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpy2DAsync)
+  return fakecuda::Copy2D(st, pCopy, true, true, hStream, "cuMemcpy2DAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy2DAsync");
+}
+
+CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D* pCopy) try {
+  FAKECUDA_ENTER(cuMemcpy3D)
+  return fakecuda::Copy3D(st, pCopy, false, nullptr, "cuMemcpy3D");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3D");
+}
+
+CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpy3DAsync)
+  return fakecuda::Copy3D(st, pCopy, true, hStream, "cuMemcpy3DAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3DAsync");
+}
+
+}  // extern "C"

@@ -1,0 +1,119 @@
+// Copyright 2026 The cuhal Authors.
+// The fake driver's CUDA arrays (cuArrayCreate, cuArray3DCreate and the calls on a CUarray):
+// their descriptors, their validation against the device's texture and surface limits, their
+// memory, and the layout the copies to and from them (fakecuda/entry/array_entry.cc) address.
+// UNMEASURED: the answers follow cuda.h's documentation and, where it is silent, the fake's
+// choices (docs/driver_facts.md, "CUDA arrays"); ci/gpu-probes/array_probe.cc measures them on a
+// GPU, which was not available when this was written.
+//
+// Invariants:
+//  1. An array's bytes are stored packed, element by element, row after row, layer after layer:
+//     byte (x, y, z) of a W x H x D array of E-byte elements is at ((z * H' + y) * W * E + x)
+//     with H' = max(H, 1). The real driver's layout (block linear) is opaque to programs: they
+//     reach an array only through copies, which address it by (x in bytes, y, z), and through
+//     the linear offsets of cuMemcpyHtoA/AtoH/DtoA/AtoD/AtoA, which the fake maps onto the packed
+//     bytes.
+//  2. The bytes live in an ArrayBacking held by a shared_ptr: the record and every queued copy
+//     that touches the array hold it, so work queued before cuArrayDestroy never touches freed
+//     memory (cuArrayDestroy also waits for the array's context first, as cuMemFree does).
+//  3. The memory an array takes from its device's budget (Device::bytes_in_use, which
+//     cuMemGetInfo reports) is charged at creation and given back exactly once: at
+//     cuArrayDestroy or when its context is torn down.
+//  4. Handle values encode a never-reused id (DriverState invariant 2, HandleKind::kArray): a
+//     destroyed or made-up handle is never dereferenced; it is looked up and not found.
+//
+// Ownership: one per DriverState, created on first use (DriverState::arrays()); owns the records
+// and, with the queued work, the backing. Thread-safety: none of its own; every method is
+// reached through DriverState::arrays(), which requires DriverState::mu. Stream ordering: none
+// here; copies are stream work queued by the entry points.
+#ifndef CUHAL_FAKECUDA_INTERNAL_ARRAY_MODEL_H_
+#define CUHAL_FAKECUDA_INTERNAL_ARRAY_MODEL_H_
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/driver_state.h"
+
+namespace fakecuda {
+
+// The host memory behind one array (lazily committed when large, MemoryMap::AllocateBacking).
+class ArrayBacking {
+ public:
+  explicit ArrayBacking(std::size_t size);
+  ~ArrayBacking();
+  ArrayBacking(const ArrayBacking&) = delete;             // owns the memory
+  ArrayBacking& operator=(const ArrayBacking&) = delete;  // ditto
+  std::byte* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool mmapped_ = false;
+  std::size_t mapped_size_ = 0;
+};
+
+struct ArrayRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx_id = 0;
+  int device = 0;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};  // as created (cuArrayCreate: Depth 0, Flags 0)
+  std::size_t element_size = 0;    // bytes of one element (all channels)
+  std::size_t row_bytes = 0;       // Width * element_size
+  std::size_t rows = 0;            // max(Height, 1)
+  std::size_t layers = 0;          // max(Depth, 1)
+  std::size_t bytes = 0;           // row_bytes * rows * layers: the packed bytes
+  std::size_t charged = 0;         // device memory taken (invariant 3)
+  std::shared_ptr<ArrayBacking> backing;
+  const char* created_by = "";
+};
+
+class ArrayModel {
+ public:
+  explicit ArrayModel(DriverState* st) : st_(st) {}
+  ArrayModel(const ArrayModel&) = delete;             // owns the records
+  ArrayModel& operator=(const ArrayModel&) = delete;  // ditto
+
+  // Bytes of one element of `format` with `channels` channels; 0 when the driver refuses the
+  // pair (unknown format, a channel count other than 1, 2 or 4, or a format the fake does not
+  // model).
+  static std::size_t ElementSize(CUarray_format format, unsigned channels);
+  // Checks a descriptor as cuArray3DCreate does (cuArrayCreate passes Depth 0 and Flags 0)
+  // against `profile`'s limits. CUDA_SUCCESS when an array may be made.
+  static CUresult Validate(const DeviceProfile& profile, const CUDA_ARRAY3D_DESCRIPTOR& desc);
+  // The device memory an array of `desc` takes (and cuArrayGetMemoryRequirements reports), and
+  // its alignment.
+  static std::size_t Footprint(const CUDA_ARRAY3D_DESCRIPTOR& desc, std::size_t element_size);
+  static constexpr std::size_t kAlignment = 512;
+
+  // Makes an array in context `ctx_id` on `device` from a validated descriptor, charging its
+  // footprint to the device. CUDA_ERROR_OUT_OF_MEMORY when the device (or the host) has not
+  // the room.
+  CUresult Create(std::uint64_t ctx_id, int device, const CUDA_ARRAY3D_DESCRIPTOR& desc,
+                  const char* created_by, CUarray* out);
+  // The live array of `handle`, or null (destroyed, never made, another kind of handle).
+  ArrayRecord* Find(CUarray handle);
+  // Forgets the array of `id` and gives its memory back (queued work still holding the backing
+  // keeps the bytes alive until it finishes).
+  void Destroy(std::uint64_t id);
+  // Destroys every array of context `ctx_id` (its teardown).
+  void OnContextTeardown(std::uint64_t ctx_id);
+
+  // Leak reporting.
+  void CountLive(Inventory* inv) const;
+  std::string Describe() const;
+
+ private:
+  DriverState* st_;
+  std::map<std::uint64_t, ArrayRecord> arrays_;
+};
+
+}  // namespace fakecuda
+
+#endif  // CUHAL_FAKECUDA_INTERNAL_ARRAY_MODEL_H_

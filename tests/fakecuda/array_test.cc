@@ -1,0 +1,662 @@
+// Copyright 2026 The cuhal Authors.
+// Conformance: CUDA arrays (cuArrayCreate, cuArray3DCreate, the descriptor getters,
+// cuArrayDestroy, cuArrayGetPlane, cuArrayGetMemoryRequirements, cuArrayGetSparseProperties),
+// the copies to and from them (cuMemcpyHtoA/AtoH/DtoA/AtoD/AtoA and the async ones) and the
+// pitched copies (cuMemcpy2D, cuMemcpy2DUnaligned, cuMemcpy2DAsync, cuMemcpy3D,
+// cuMemcpy3DAsync) with array and linear endpoints.
+//
+// UNMEASURED: every expectation here comes from cuda.h's documentation, NVIDIA's cuda-python
+// test_cuda_array, or the fake's own choices (docs/driver_facts.md, "CUDA arrays"); the GPU
+// machine was not available when they were written. ci/gpu-probes/array_probe.cc measures them
+// (its case is named beside each test), and this suite runs on libcuda.so.1 too: cuhal's CUDA
+// table has no array entry points, so the tests reach them through cuGetProcAddress.
+// FakeArrayTest holds what is the fake's own (leak inventory, handles the real driver may crash
+// on, fault injection).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tests/support/backend.h"
+
+namespace cuhal::testing {
+namespace {
+
+// The array entry points, resolved through cuGetProcAddress.
+struct ArrayApi {
+  decltype(&::cuArrayCreate) ArrayCreate = nullptr;
+  decltype(&::cuArray3DCreate) Array3DCreate = nullptr;
+  decltype(&::cuArrayGetDescriptor) ArrayGetDescriptor = nullptr;
+  decltype(&::cuArray3DGetDescriptor) Array3DGetDescriptor = nullptr;
+  decltype(&::cuArrayDestroy) ArrayDestroy = nullptr;
+  decltype(&::cuArrayGetPlane) ArrayGetPlane = nullptr;
+  decltype(&::cuArrayGetMemoryRequirements) ArrayGetMemoryRequirements = nullptr;
+  decltype(&::cuArrayGetSparseProperties) ArrayGetSparseProperties = nullptr;
+  decltype(&::cuMemcpyHtoA) MemcpyHtoA = nullptr;
+  decltype(&::cuMemcpyAtoH) MemcpyAtoH = nullptr;
+  decltype(&::cuMemcpyDtoA) MemcpyDtoA = nullptr;
+  decltype(&::cuMemcpyAtoD) MemcpyAtoD = nullptr;
+  decltype(&::cuMemcpyAtoA) MemcpyAtoA = nullptr;
+  decltype(&::cuMemcpyHtoAAsync) MemcpyHtoAAsync = nullptr;
+  decltype(&::cuMemcpyAtoHAsync) MemcpyAtoHAsync = nullptr;
+  decltype(&::cuMemcpy2D) Memcpy2D = nullptr;
+  decltype(&::cuMemcpy2DUnaligned) Memcpy2DUnaligned = nullptr;
+  decltype(&::cuMemcpy2DAsync) Memcpy2DAsync = nullptr;
+  decltype(&::cuMemcpy3D) Memcpy3D = nullptr;
+  decltype(&::cuMemcpy3DAsync) Memcpy3DAsync = nullptr;
+};
+
+// Resolves every entry of ArrayApi; false (with *missing set) when one is not found.
+bool ResolveArrayApi(const cuhal::CudaApi& api, ArrayApi* out, std::string* missing) {
+  if (api.cuGetProcAddress == nullptr) {
+    *missing = "cuGetProcAddress";
+    return false;
+  }
+  bool ok = true;
+  auto get = [&](const char* name, auto* fn) {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (api.cuGetProcAddress(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
+            CUDA_SUCCESS ||
+        p == nullptr) {
+      *missing = name;
+      ok = false;
+      return;
+    }
+    *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
+  };
+  get("cuArrayCreate", &out->ArrayCreate);
+  get("cuArray3DCreate", &out->Array3DCreate);
+  get("cuArrayGetDescriptor", &out->ArrayGetDescriptor);
+  get("cuArray3DGetDescriptor", &out->Array3DGetDescriptor);
+  get("cuArrayDestroy", &out->ArrayDestroy);
+  get("cuArrayGetPlane", &out->ArrayGetPlane);
+  get("cuArrayGetMemoryRequirements", &out->ArrayGetMemoryRequirements);
+  get("cuArrayGetSparseProperties", &out->ArrayGetSparseProperties);
+  get("cuMemcpyHtoA", &out->MemcpyHtoA);
+  get("cuMemcpyAtoH", &out->MemcpyAtoH);
+  get("cuMemcpyDtoA", &out->MemcpyDtoA);
+  get("cuMemcpyAtoD", &out->MemcpyAtoD);
+  get("cuMemcpyAtoA", &out->MemcpyAtoA);
+  get("cuMemcpyHtoAAsync", &out->MemcpyHtoAAsync);
+  get("cuMemcpyAtoHAsync", &out->MemcpyAtoHAsync);
+  get("cuMemcpy2D", &out->Memcpy2D);
+  get("cuMemcpy2DUnaligned", &out->Memcpy2DUnaligned);
+  get("cuMemcpy2DAsync", &out->Memcpy2DAsync);
+  get("cuMemcpy3D", &out->Memcpy3D);
+  get("cuMemcpy3DAsync", &out->Memcpy3DAsync);
+  return ok;
+}
+
+CUDA_ARRAY_DESCRIPTOR ArrayDesc(size_t w, size_t h, CUarray_format f = CU_AD_FORMAT_UNSIGNED_INT8,
+                           unsigned channels = 1) {
+  CUDA_ARRAY_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  d.Width = w;
+  d.Height = h;
+  d.Format = f;
+  d.NumChannels = channels;
+  return d;
+}
+
+CUDA_ARRAY3D_DESCRIPTOR ArrayDesc3(size_t w, size_t h, size_t depth, unsigned flags = 0,
+                              CUarray_format f = CU_AD_FORMAT_UNSIGNED_INT8,
+                              unsigned channels = 1) {
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  d.Width = w;
+  d.Height = h;
+  d.Depth = depth;
+  d.Flags = flags;
+  d.Format = f;
+  d.NumChannels = channels;
+  return d;
+}
+
+std::vector<unsigned char> ArrayPattern(size_t n, unsigned char seed) {
+  std::vector<unsigned char> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<unsigned char>(seed + i * 7 + (i >> 8));
+  return v;
+}
+
+// A made-up array handle (a pointer to a word of ours).
+CUarray GarbageArray() {
+  static unsigned long long word[16] = {0x1234};
+  return reinterpret_cast<CUarray>(&word[4]);
+}
+
+class ArrayTest : public PrimaryContextTest {
+ protected:
+  void SetUp() override {
+    PrimaryContextTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    std::string missing;
+    if (!ResolveArrayApi(api(), &a_, &missing)) GTEST_SKIP() << "the driver has no " << missing;
+  }
+  CUarray Make(size_t w, size_t h, CUarray_format f = CU_AD_FORMAT_UNSIGNED_INT8,
+               unsigned channels = 1) {
+    CUDA_ARRAY_DESCRIPTOR d = ArrayDesc(w, h, f, channels);
+    CUarray a = nullptr;
+    EXPECT_EQ(a_.ArrayCreate(&a, &d), CUDA_SUCCESS);
+    return a;
+  }
+  CUarray Make3(size_t w, size_t h, size_t depth, unsigned flags = 0,
+                CUarray_format f = CU_AD_FORMAT_UNSIGNED_INT8, unsigned channels = 1) {
+    CUDA_ARRAY3D_DESCRIPTOR d = ArrayDesc3(w, h, depth, flags, f, channels);
+    CUarray a = nullptr;
+    EXPECT_EQ(a_.Array3DCreate(&a, &d), CUDA_SUCCESS);
+    return a;
+  }
+  int Attr(CUdevice_attribute attr) {
+    int v = 0;
+    EXPECT_EQ(api().cuDeviceGetAttribute(&v, attr, 0), CUDA_SUCCESS);
+    return v;
+  }
+  size_t FreeBytes() {
+    size_t free = 0;
+    size_t total = 0;
+    EXPECT_EQ(api().cuMemGetInfo(&free, &total), CUDA_SUCCESS);
+    return free;
+  }
+  ArrayApi a_;
+};
+
+// Case "cudapython": NVIDIA cuda-python's test_cuda_array, with a context current.
+TEST_P(ArrayTest, CudaPythonSequenceZeroDescriptorIsInvalidValueOneByteArraySucceeds) {
+  CUDA_ARRAY_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  CUarray a = nullptr;
+  EXPECT_EQ(a_.ArrayCreate(&a, &d), CUDA_ERROR_INVALID_VALUE);
+  d.Format = CU_AD_FORMAT_SIGNED_INT8;
+  d.NumChannels = 1;
+  d.Width = 1;
+  ASSERT_EQ(a_.ArrayCreate(&a, &d), CUDA_SUCCESS);
+  EXPECT_NE(a, nullptr);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+}
+
+// Case "create": the descriptor read back, 1D, 2D and through the 3D getter.
+TEST_P(ArrayTest, DescriptorsReadBackAsCreated) {
+  CUarray a = Make(640, 480, CU_AD_FORMAT_UNSIGNED_INT16, 2);
+  CUDA_ARRAY_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  ASSERT_EQ(a_.ArrayGetDescriptor(&d, a), CUDA_SUCCESS);
+  EXPECT_EQ(d.Width, 640u);
+  EXPECT_EQ(d.Height, 480u);
+  EXPECT_EQ(d.Format, CU_AD_FORMAT_UNSIGNED_INT16);
+  EXPECT_EQ(d.NumChannels, 2u);
+  CUDA_ARRAY3D_DESCRIPTOR e;
+  std::memset(&e, 0xab, sizeof e);
+  ASSERT_EQ(a_.Array3DGetDescriptor(&e, a), CUDA_SUCCESS);
+  EXPECT_EQ(e.Width, 640u);
+  EXPECT_EQ(e.Height, 480u);
+  EXPECT_EQ(e.Depth, 0u);
+  EXPECT_EQ(e.Flags, 0u);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+
+  CUarray b = Make3(8, 4, 2, CUDA_ARRAY3D_SURFACE_LDST, CU_AD_FORMAT_FLOAT, 4);
+  ASSERT_EQ(a_.Array3DGetDescriptor(&e, b), CUDA_SUCCESS);
+  EXPECT_EQ(e.Width, 8u);
+  EXPECT_EQ(e.Height, 4u);
+  EXPECT_EQ(e.Depth, 2u);
+  EXPECT_EQ(e.Format, CU_AD_FORMAT_FLOAT);
+  EXPECT_EQ(e.NumChannels, 4u);
+  EXPECT_EQ(e.Flags, static_cast<unsigned>(CUDA_ARRAY3D_SURFACE_LDST));
+  EXPECT_EQ(a_.ArrayDestroy(b), CUDA_SUCCESS);
+
+  CUarray c = Make(64, 0);
+  ASSERT_EQ(a_.ArrayGetDescriptor(&d, c), CUDA_SUCCESS);
+  EXPECT_EQ(d.Height, 0u) << "a 1D array keeps Height 0";
+  EXPECT_EQ(a_.ArrayDestroy(c), CUDA_SUCCESS);
+}
+
+// Cases "create" and "create3d": what the driver refuses.
+TEST_P(ArrayTest, InvalidDescriptorsAreInvalidValue) {
+  auto create = [&](CUDA_ARRAY_DESCRIPTOR d) {
+    CUarray a = nullptr;
+    CUresult r = a_.ArrayCreate(&a, &d);
+    if (r == CUDA_SUCCESS) {
+      EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+    }
+    return r;
+  };
+  auto create3 = [&](CUDA_ARRAY3D_DESCRIPTOR d) {
+    CUarray a = nullptr;
+    CUresult r = a_.Array3DCreate(&a, &d);
+    if (r == CUDA_SUCCESS) {
+      EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+    }
+    return r;
+  };
+  EXPECT_EQ(create(ArrayDesc(16, 16, static_cast<CUarray_format>(0))), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create(ArrayDesc(16, 16, static_cast<CUarray_format>(0x04))), CUDA_ERROR_INVALID_VALUE);
+  for (unsigned ch : {0u, 3u, 5u, 8u}) {
+    EXPECT_EQ(create(ArrayDesc(16, 16, CU_AD_FORMAT_UNSIGNED_INT8, ch)), CUDA_ERROR_INVALID_VALUE)
+        << ch << " channels";
+  }
+  for (unsigned ch : {1u, 2u, 4u}) {
+    EXPECT_EQ(create(ArrayDesc(16, 16, CU_AD_FORMAT_UNSIGNED_INT8, ch)), CUDA_SUCCESS)
+        << ch << " channels";
+  }
+  EXPECT_EQ(create(ArrayDesc(0, 0)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create(ArrayDesc(0, 5)), CUDA_ERROR_INVALID_VALUE);
+  const size_t w1 = static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH));
+  const size_t w2 = static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH));
+  const size_t h2 = static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT));
+  const size_t w3 = static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH));
+  const size_t d3 = static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH));
+  const size_t d3a =
+      static_cast<size_t>(Attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE));
+  EXPECT_EQ(create(ArrayDesc(w1, 0)), CUDA_SUCCESS);
+  EXPECT_EQ(create(ArrayDesc(w1 + 1, 0)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create(ArrayDesc(w2 + 1, 1)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create(ArrayDesc(1, h2 + 1)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create3(ArrayDesc3(w3 + 1, 1, 1)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create3(ArrayDesc3(1, 1, d3 + 1)), CUDA_SUCCESS) << "within the alternate limits";
+  EXPECT_EQ(create3(ArrayDesc3(1, 1, d3a + 1)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create3(ArrayDesc3(8, 4, 0, 0x1000)), CUDA_ERROR_INVALID_VALUE) << "unknown flag";
+  EXPECT_EQ(create3(ArrayDesc3(8, 4, 5, CUDA_ARRAY3D_CUBEMAP)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create3(ArrayDesc3(8, 8, 6, CUDA_ARRAY3D_CUBEMAP)), CUDA_SUCCESS);
+  CUarray a = nullptr;
+  CUDA_ARRAY_DESCRIPTOR ok = ArrayDesc(4, 4);
+  EXPECT_EQ(a_.ArrayCreate(nullptr, &ok), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.ArrayCreate(&a, nullptr), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY3D_DESCRIPTOR ok3 = ArrayDesc3(4, 4, 4);
+  EXPECT_EQ(a_.Array3DCreate(nullptr, &ok3), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.Array3DCreate(&a, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+// Case "copy1d": bytes written with cuMemcpyHtoA read back with cuMemcpyAtoH, at offsets, and
+// through device memory and another array.
+TEST_P(ArrayTest, OneDimensionalCopiesRoundTrip) {
+  const size_t n = 4096;
+  CUarray a = Make(1024, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1);
+  CUarray b = Make(1024, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1);
+  std::vector<unsigned char> in = ArrayPattern(n, 1), out(n, 0);
+  ASSERT_EQ(a_.MemcpyHtoA(a, 0, in.data(), n), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoH(out.data(), a, 0, n), CUDA_SUCCESS);
+  EXPECT_EQ(in, out);
+  std::vector<unsigned char> part = ArrayPattern(100, 9), back(100, 0);
+  ASSERT_EQ(a_.MemcpyHtoA(a, 1000, part.data(), 100), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoH(back.data(), a, 1000, 100), CUDA_SUCCESS);
+  EXPECT_EQ(part, back);
+  EXPECT_EQ(a_.MemcpyHtoA(a, 0, in.data(), n + 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.MemcpyHtoA(a, n - 4, in.data(), 8), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.MemcpyAtoH(out.data(), a, 0, n + 4), CUDA_ERROR_INVALID_VALUE);
+
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(api().cuMemAlloc(&dev, 2 * n), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemcpyHtoD(dev, in.data(), n), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyDtoA(b, 0, dev, n), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoD(dev + n, b, 0, n), CUDA_SUCCESS);
+  std::fill(out.begin(), out.end(), 0);
+  ASSERT_EQ(api().cuMemcpyDtoH(out.data(), dev + n, n), CUDA_SUCCESS);
+  EXPECT_EQ(in, out);
+
+  CUarray c = Make(1024, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1);
+  ASSERT_EQ(a_.MemcpyHtoA(a, 0, in.data(), n), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoA(c, 16, a, 32, 64), CUDA_SUCCESS);
+  std::vector<unsigned char> o2(64, 0);
+  ASSERT_EQ(a_.MemcpyAtoH(o2.data(), c, 16, 64), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(o2.data(), in.data() + 32, 64), 0);
+  EXPECT_EQ(a_.MemcpyAtoA(c, 0, a, 0, n + 4), CUDA_ERROR_INVALID_VALUE);
+
+  EXPECT_EQ(api().cuMemFree(dev), CUDA_SUCCESS);
+  for (CUarray x : {a, b, c}) EXPECT_EQ(a_.ArrayDestroy(x), CUDA_SUCCESS);
+}
+
+// Case "async": the stream-ordered copies, pinned and pageable host memory.
+TEST_P(ArrayTest, AsyncCopiesRoundTripOnAStream) {
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUarray a = Make(4096, 0);
+  void* pinned = nullptr;
+  ASSERT_EQ(api().cuMemAllocHost(&pinned, 8192), CUDA_SUCCESS);
+  auto* p = static_cast<unsigned char*>(pinned);
+  std::vector<unsigned char> in = ArrayPattern(4096, 2);
+  std::memcpy(p, in.data(), 4096);
+  std::memset(p + 4096, 0, 4096);
+  ASSERT_EQ(a_.MemcpyHtoAAsync(a, 0, p, 4096, s), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoHAsync(p + 4096, a, 0, 4096, s), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(p + 4096, in.data(), 4096), 0);
+  std::vector<unsigned char> pageable = ArrayPattern(4096, 4), back(4096, 0);
+  ASSERT_EQ(a_.MemcpyHtoAAsync(a, 0, pageable.data(), 4096, s), CUDA_SUCCESS);
+  ASSERT_EQ(a_.MemcpyAtoHAsync(back.data(), a, 0, 4096, s), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(pageable, back);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFreeHost(pinned), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
+}
+
+// Case "copy2d": pitched host and device rows into a 2D array and back, a sub-rectangle, and
+// array to array; a box reaching outside the array is refused.
+TEST_P(ArrayTest, PitchedCopiesIntoATwoDimensionalArrayRoundTrip) {
+  const size_t w = 60, h = 20, hp = 64;
+  CUarray a = Make(w, h);
+  std::vector<unsigned char> host = ArrayPattern(hp * h, 11), back(hp * h, 0);
+  CUDA_MEMCPY2D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = host.data();
+  c.srcPitch = hp;
+  c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.dstArray = a;
+  c.WidthInBytes = w;
+  c.Height = h;
+  ASSERT_EQ(a_.Memcpy2D(&c), CUDA_SUCCESS);
+  CUDA_MEMCPY2D r;
+  std::memset(&r, 0, sizeof r);
+  r.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  r.srcArray = a;
+  r.dstMemoryType = CU_MEMORYTYPE_HOST;
+  r.dstHost = back.data();
+  r.dstPitch = hp;
+  r.WidthInBytes = w;
+  r.Height = h;
+  ASSERT_EQ(a_.Memcpy2D(&r), CUDA_SUCCESS);
+  for (size_t y = 0; y < h; ++y) {
+    EXPECT_EQ(std::memcmp(&host[y * hp], &back[y * hp], w), 0) << "row " << y;
+  }
+  std::vector<unsigned char> sub(50, 0);
+  r.srcXInBytes = 7;
+  r.srcY = 3;
+  r.dstHost = sub.data();
+  r.dstPitch = 10;
+  r.WidthInBytes = 10;
+  r.Height = 5;
+  ASSERT_EQ(a_.Memcpy2D(&r), CUDA_SUCCESS);
+  for (size_t y = 0; y < 5; ++y) {
+    EXPECT_EQ(std::memcmp(&sub[y * 10], &host[(y + 3) * hp + 7], 10), 0) << "row " << y;
+  }
+  r.srcXInBytes = 55;
+  EXPECT_EQ(a_.Memcpy2D(&r), CUDA_ERROR_INVALID_VALUE) << "columns past the width";
+  r.srcXInBytes = 0;
+  r.srcY = 16;
+  EXPECT_EQ(a_.Memcpy2D(&r), CUDA_ERROR_INVALID_VALUE) << "rows past the height";
+
+  // Device rows (pitch 64) into a second array and out again at pitch 128.
+  CUarray b = Make(w, h);
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(api().cuMemAlloc(&dev, 65536), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemcpyHtoD(dev, host.data(), hp * h), CUDA_SUCCESS);
+  CUDA_MEMCPY2D d;
+  std::memset(&d, 0, sizeof d);
+  d.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  d.srcDevice = dev;
+  d.srcPitch = hp;
+  d.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  d.dstArray = b;
+  d.WidthInBytes = w;
+  d.Height = h;
+  ASSERT_EQ(a_.Memcpy2DUnaligned(&d), CUDA_SUCCESS);
+  CUDA_MEMCPY2D e;
+  std::memset(&e, 0, sizeof e);
+  e.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  e.srcArray = b;
+  e.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  e.dstDevice = dev + 8192;
+  e.dstPitch = 128;
+  e.WidthInBytes = w;
+  e.Height = h;
+  ASSERT_EQ(a_.Memcpy2DAsync(&e, nullptr), CUDA_SUCCESS);
+  std::vector<unsigned char> dback(128 * h, 0);
+  ASSERT_EQ(api().cuMemcpyDtoH(dback.data(), dev + 8192, 128 * h), CUDA_SUCCESS);
+  for (size_t y = 0; y < h; ++y) {
+    EXPECT_EQ(std::memcmp(&host[y * hp], &dback[y * 128], w), 0) << "row " << y;
+  }
+  EXPECT_EQ(a_.Memcpy2D(nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemFree(dev), CUDA_SUCCESS);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(a_.ArrayDestroy(b), CUDA_SUCCESS);
+}
+
+// Case "linear2d": cuMemcpy2D between pitched host and device memory, no array.
+TEST_P(ArrayTest, PitchedCopiesBetweenHostAndDeviceKeepTheBytesBetweenRows) {
+  const size_t w = 100, h = 30, sp = 128, dp = 256;
+  CUdeviceptr dev = 0;
+  ASSERT_EQ(api().cuMemAlloc(&dev, dp * h), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD8(dev, 0, dp * h), CUDA_SUCCESS);
+  std::vector<unsigned char> host = ArrayPattern(sp * h, 21), back(dp * h, 0xee);
+  CUDA_MEMCPY2D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = host.data();
+  c.srcPitch = sp;
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = dev;
+  c.dstPitch = dp;
+  c.WidthInBytes = w;
+  c.Height = h;
+  ASSERT_EQ(a_.Memcpy2D(&c), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemcpyDtoH(back.data(), dev, dp * h), CUDA_SUCCESS);
+  for (size_t y = 0; y < h; ++y) {
+    EXPECT_EQ(std::memcmp(&host[y * sp], &back[y * dp], w), 0) << "row " << y;
+    for (size_t x = w; x < dp; ++x) ASSERT_EQ(back[y * dp + x], 0) << "row " << y << " x " << x;
+  }
+  CUDA_MEMCPY2D m = c;
+  m.srcPitch = w - 1;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "pitch below the width";
+  m = c;
+  m.srcXInBytes = sp - w + 1;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "pitch below x + width";
+  m.srcXInBytes = sp - w;
+  m.Height = h - 1;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_SUCCESS) << "pitch exactly x + width";
+  m = c;
+  m.dstDevice = dev + dp * h - 100;
+  EXPECT_EQ(a_.Memcpy2D(&m), CUDA_ERROR_INVALID_VALUE) << "rows past the allocation";
+  EXPECT_EQ(api().cuMemFree(dev), CUDA_SUCCESS);
+}
+
+// Case "copy3d": a 3D array written from pitched host slices and read back, a sub-box.
+TEST_P(ArrayTest, ThreeDimensionalCopiesRoundTrip) {
+  const size_t w = 12, h = 6, depth = 5, el = 4, hp = 64, hh = 8;
+  CUarray a = Make3(w, h, depth, 0, CU_AD_FORMAT_UNSIGNED_INT16, 2);
+  std::vector<unsigned char> host = ArrayPattern(hp * hh * depth, 31), back(hp * hh * depth, 0);
+  CUDA_MEMCPY3D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = host.data();
+  c.srcPitch = hp;
+  c.srcHeight = hh;
+  c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.dstArray = a;
+  c.WidthInBytes = w * el;
+  c.Height = h;
+  c.Depth = depth;
+  ASSERT_EQ(a_.Memcpy3D(&c), CUDA_SUCCESS);
+  CUDA_MEMCPY3D r;
+  std::memset(&r, 0, sizeof r);
+  r.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  r.srcArray = a;
+  r.dstMemoryType = CU_MEMORYTYPE_HOST;
+  r.dstHost = back.data();
+  r.dstPitch = hp;
+  r.dstHeight = hh;
+  r.WidthInBytes = w * el;
+  r.Height = h;
+  r.Depth = depth;
+  ASSERT_EQ(a_.Memcpy3DAsync(&r, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  for (size_t z = 0; z < depth; ++z) {
+    for (size_t y = 0; y < h; ++y) {
+      EXPECT_EQ(std::memcmp(&host[(z * hh + y) * hp], &back[(z * hh + y) * hp], w * el), 0)
+          << "z " << z << " y " << y;
+    }
+  }
+  std::vector<unsigned char> box(8 * 2 * 3, 0);
+  CUDA_MEMCPY3D s = r;
+  s.srcXInBytes = 4;
+  s.srcY = 1;
+  s.srcZ = 2;
+  s.dstHost = box.data();
+  s.dstPitch = 8;
+  s.dstHeight = 2;
+  s.WidthInBytes = 8;
+  s.Height = 2;
+  s.Depth = 3;
+  ASSERT_EQ(a_.Memcpy3D(&s), CUDA_SUCCESS);
+  for (size_t z = 0; z < 3; ++z) {
+    for (size_t y = 0; y < 2; ++y) {
+      EXPECT_EQ(std::memcmp(&box[(z * 2 + y) * 8], &host[((z + 2) * hh + y + 1) * hp + 4], 8), 0);
+    }
+  }
+  CUDA_MEMCPY3D m = s;
+  m.srcZ = 3;
+  EXPECT_EQ(a_.Memcpy3D(&m), CUDA_ERROR_INVALID_VALUE) << "layers past the depth";
+  m = s;
+  m.reserved0 = &m;
+  EXPECT_EQ(a_.Memcpy3D(&m), CUDA_ERROR_INVALID_VALUE) << "reserved0 set";
+  EXPECT_EQ(a_.Memcpy3D(nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+}
+
+// Case "plane" and "memreq": what a plain (non-planar, non-sparse, mapped) array answers.
+TEST_P(ArrayTest, PlainArrayHasNoPlanesSparsePropertiesOrMemoryRequirements) {
+  CUarray a = Make(16, 16);
+  CUarray p = nullptr;
+  EXPECT_EQ(a_.ArrayGetPlane(&p, a, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.ArrayGetPlane(&p, a, 1), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY_SPARSE_PROPERTIES sp;
+  EXPECT_EQ(a_.ArrayGetSparseProperties(&sp, a), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY_MEMORY_REQUIREMENTS mr;
+  EXPECT_EQ(a_.ArrayGetMemoryRequirements(&mr, a, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.ArrayGetPlane(nullptr, a, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+}
+
+// Case "destroy" and "descriptor": a destroyed array's handle is refused by every call.
+TEST_P(ArrayTest, DestroyedArrayHandleIsRefusedAndDoubleDestroyFails) {
+  CUarray a = Make(16, 16);
+  ASSERT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+  CUDA_ARRAY_DESCRIPTOR d;
+  EXPECT_EQ(a_.ArrayGetDescriptor(&d, a), CUDA_ERROR_INVALID_HANDLE);
+  unsigned char bytes[4] = {};
+  EXPECT_EQ(a_.MemcpyHtoA(a, 0, bytes, 4), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.MemcpyAtoH(bytes, a, 0, 4), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.ArrayDestroy(nullptr), CUDA_ERROR_INVALID_HANDLE);
+}
+
+// Case "meminfo": an array's memory is device memory, given back when it is destroyed.
+TEST_P(ArrayTest, MemGetInfoCountsArrayMemory) {
+  const size_t before = FreeBytes();
+  CUarray a = Make(2048, 2048, CU_AD_FORMAT_FLOAT, 4);  // 64 MiB of elements
+  const size_t during = FreeBytes();
+  EXPECT_GE(before - during, size_t{64} << 20);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(FreeBytes(), before);
+}
+
+CUHAL_INSTANTIATE_BACKEND_TEST(ArrayTest);
+
+// cuda-python's test_cuda_array from its start: no context current at first.
+class ArrayNoContextTest : public BackendTest {};
+
+TEST_P(ArrayNoContextTest, CudaPythonSequenceFromNoContextToOneByteArray) {
+  ArrayApi a;
+  std::string missing;
+  if (!ResolveArrayApi(api(), &a, &missing)) GTEST_SKIP() << "the driver has no " << missing;
+  CUDA_ARRAY_DESCRIPTOR d;
+  std::memset(&d, 0, sizeof d);
+  CUarray arr = nullptr;
+  const CUresult r = a.ArrayCreate(&arr, &d);
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_VALUE) << ResultName(r);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(CreateContext(api(), &ctx, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_ERROR_INVALID_VALUE);
+  d.Format = CU_AD_FORMAT_SIGNED_INT8;
+  d.NumChannels = 1;
+  d.Width = 1;
+  EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_SUCCESS);
+  EXPECT_EQ(a.ArrayDestroy(arr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxDestroy(ctx), CUDA_SUCCESS);
+}
+
+CUHAL_INSTANTIATE_BACKEND_TEST(ArrayNoContextTest);
+
+// What is the fake's own: the leak inventory, handles the real driver may crash on, faults.
+class FakeArrayTest : public ArrayTest {
+ protected:
+  bool CheckLeaksOnTearDown() const override { return false; }
+};
+
+TEST_P(FakeArrayTest, ArraysAreInTheInventoryAndDieWithTheirContext) {
+  CUcontext c = nullptr;
+  ASSERT_EQ(CreateContext(api(), &c, 0, 0), CUDA_SUCCESS);
+  const size_t before = FreeBytes();
+  CUarray a = Make(1024, 1024);
+  EXPECT_EQ(fake().LiveObjects().arrays, 1);
+  EXPECT_NE(fake().LeakReport().find("(cuArrayCreate)"), std::string::npos)
+      << fake().LeakReport();
+  EXPECT_LT(FreeBytes(), before);
+  ASSERT_EQ(api().cuCtxDestroy(c), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().arrays, 0) << "destroyed with its context";
+  EXPECT_EQ(FreeBytes(), before) << "its memory given back";
+  CUDA_ARRAY_DESCRIPTOR d;
+  EXPECT_EQ(a_.ArrayGetDescriptor(&d, a), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+}
+
+TEST_P(FakeArrayTest, GarbageHandlesAreRefusedNotDereferenced) {
+  CUDA_ARRAY_DESCRIPTOR d;
+  CUDA_ARRAY3D_DESCRIPTOR e;
+  unsigned char bytes[16] = {};
+  EXPECT_EQ(a_.ArrayGetDescriptor(&d, GarbageArray()), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.Array3DGetDescriptor(&e, GarbageArray()), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.ArrayDestroy(GarbageArray()), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.MemcpyHtoA(GarbageArray(), 0, bytes, 4), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(a_.MemcpyAtoH(bytes, GarbageArray(), 0, 4), CUDA_ERROR_INVALID_HANDLE);
+  CUDA_MEMCPY2D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = bytes;
+  c.srcPitch = 4;
+  c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.dstArray = GarbageArray();
+  c.WidthInBytes = 4;
+  c.Height = 2;
+  EXPECT_EQ(a_.Memcpy2D(&c), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(fake().LiveObjects().arrays, 0);
+}
+
+TEST_P(FakeArrayTest, QueuedCopiesKeepTheBytesOfAnArrayDestroyedUnderThem) {
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUarray a = Make(1024, 1024);
+  std::vector<unsigned char> in = ArrayPattern(1 << 20, 3);
+  ASSERT_EQ(a_.MemcpyHtoAAsync(a, 0, in.data(), in.size(), s), CUDA_SUCCESS);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().arrays, 0);
+}
+
+TEST_P(FakeArrayTest, FaultInjectionFailsArrayCreationWithoutEffect) {
+  fakecuda::FaultRule rule;
+  rule.entry = "cuArrayCreate";
+  rule.mode = fakecuda::FaultRule::Mode::kNth;
+  rule.n = 1;
+  rule.error = CUDA_ERROR_OUT_OF_MEMORY;
+  fake().faults().AddRule(rule);
+  const size_t before = FreeBytes();
+  CUDA_ARRAY_DESCRIPTOR d = ArrayDesc(1024, 1024);
+  CUarray a = nullptr;
+  EXPECT_EQ(a_.ArrayCreate(&a, &d), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_EQ(fake().LiveObjects().arrays, 0);
+  EXPECT_EQ(FreeBytes(), before);
+  ASSERT_EQ(a_.ArrayCreate(&a, &d), CUDA_SUCCESS) << "only the first call fails";
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  fake().faults().ClearRules();
+}
+
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeArrayTest);
+
+}  // namespace
+}  // namespace cuhal::testing
