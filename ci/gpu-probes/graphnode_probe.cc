@@ -244,13 +244,18 @@ struct Base {
     c.Depth = 1;
     return p;
   }
-  // Adds `p` (no dependencies, or one) and returns the node (null on failure, printed).
-  CUgraphNode Add(CUgraph g, CUgraphNodeParams p, CUgraphNode dep = nullptr,
+  // Adds `p` (no dependencies, or one) and returns the node (null on failure, printed). The
+  // driver's outputs (alloc.dptr, conditional.phGraph_out) are written back into `p`.
+  CUgraphNode Add(CUgraph g, CUgraphNodeParams& p, CUgraphNode dep = nullptr,
                   const char* label = "setup") {
     CUgraphNode n = nullptr;
     CUresult r = cuGraphAddNode(&n, g, dep ? &dep : nullptr, nullptr, dep ? 1 : 0, &p);
     if (r != CUDA_SUCCESS) Say("%s: cuGraphAddNode = %s", label, Name(r));
     return r == CUDA_SUCCESS ? n : nullptr;
+  }
+  CUgraphNode Add(CUgraph g, CUgraphNodeParams&& p, CUgraphNode dep = nullptr,
+                  const char* label = "setup") {
+    return Add(g, p, dep, label);
   }
   // Instantiates, launches `times` times (synchronizing after each, printing the value at buf +
   // off after each when `off` >= 0) and destroys the executable graph. Returns instantiate's.
