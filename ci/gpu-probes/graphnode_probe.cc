@@ -1381,6 +1381,20 @@ int CaseCondBody(const std::string& type) {
     p = Cond(inner, CU_GRAPH_COND_TYPE_IF, 1, b.ctx);
   } else if (type == "cond_same_handle") {
     p = Cond(h, CU_GRAPH_COND_TYPE_IF, 1, b.ctx);
+  } else if (type == "kernel_other_ctx") {
+    // A kernel of another context (cuda.h: every kernel of a body must be of the node's context).
+    CUcontext other = nullptr;
+    CUctxCreateParams cpar;
+    memset(&cpar, 0, sizeof cpar);
+    CUresult rc = cuCtxCreate(&other, &cpar, 0, b.dev);
+    CUmodule om = nullptr;
+    CUfunction oadd = nullptr;
+    if (rc == CUDA_SUCCESS) rc = cuModuleLoadData(&om, kPtx);
+    if (rc == CUDA_SUCCESS) rc = cuModuleGetFunction(&oadd, om, "add_u32");
+    Say("setup: other context and its module = %s", Name(rc));
+    cuCtxSetCurrent(b.ctx);
+    p = b.Kernel(&a, 0, 3);
+    p.kernel.func = oadd;
   }
   CUgraphNode n = nullptr;
   CUresult r = cuGraphAddNode(&n, body, nullptr, nullptr, 0, &p);
@@ -1638,6 +1652,7 @@ int CaseCondDestroyBody() {
   if (e) cuGraphExecDestroy(e);
   R(cuGraphDestroy(body));
   Say("parent nodes = %zu", b.NodeCount(g));
+  b.Run(g, "parent after its body was destroyed", 1, -1);
   R(cuGraphDestroy(g));
   return 0;
 }
@@ -1651,7 +1666,8 @@ std::vector<std::string> Cases() {
                                     "cond:device:if", "cond:device:switch", "cond:device:while"};
   for (const char* t : {"empty", "kernel", "memset", "memcpy", "memcpy_host", "host", "graph",
                         "graph_with_host", "event_record", "event_wait", "mem_alloc", "mem_free",
-                        "cond_parent_handle", "cond_body_handle", "cond_same_handle"}) {
+                        "cond_parent_handle", "cond_body_handle", "cond_same_handle",
+                        "kernel_other_ctx"}) {
     cases.push_back(std::string("cond:body:") + t);
   }
   cases.push_back("cond:graph_ops");
