@@ -342,11 +342,36 @@ CUresult SetGraphNode(DriverState* st, GraphNode* node, const CUgraphNodeParams&
 
 // --- hooks (graph_conditional_hooks.h) ---
 
+namespace {
+
+// Whether `node` (and, for a child graph node, every node of its copy) may be in a body whose
+// conditional node runs in context `ctx_id`: an allowed type, kernels of that context (cuda.h:
+// "This applies recursively to child graphs and conditional bodies").
+bool FitsInBody(DriverState* st, const GraphNode& node, std::uint64_t ctx_id, int depth)
+    CUHAL_REQUIRES(st->mu) {
+  if (depth > 64 || !AllowedInBody(node.type)) return false;
+  if (node.type == CU_GRAPH_NODE_TYPE_KERNEL) {
+    ModuleModel& m = Modules(st);
+    auto f = m.functions.find(node.function_id);
+    if (f != m.functions.end() && f->second.ctx_id != ctx_id) return false;
+  }
+  if (node.child != nullptr) {
+    for (const GraphNode& c : *node.child) {
+      if (!FitsInBody(st, c, ctx_id, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 CUresult CheckBodyNode(DriverState* st, const GraphState& g, const GraphNode& node) {
   if (g.owner_node == 0) return CUDA_SUCCESS;
-  if (!AllowedInBody(node.type)) return CUDA_ERROR_INVALID_VALUE;
-  (void)st;
-  return CUDA_SUCCESS;
+  GraphModel& graphs = st->graphs();
+  const std::uint64_t parent = graphs.GraphOfNode(g.owner_node);
+  if (!graphs.NodeIn(g.owner_node, parent)) return CUDA_ERROR_INVALID_VALUE;  // node destroyed
+  const std::uint64_t ctx_id = graphs.node(g.owner_node).cond.ctx_id;
+  return FitsInBody(st, node, ctx_id, 0) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 bool GraphHasConditional(DriverState* st, const GraphState& g) {

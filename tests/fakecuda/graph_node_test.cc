@@ -3,7 +3,9 @@
 // cuGraphExecNodeSetParams) and conditional nodes (cuGraphConditionalHandleCreate, IF / IF-ELSE /
 // WHILE / SWITCH bodies). The expectations are the real driver's answers to
 // ci/gpu-probes/graphnode_probe.cc (docs/driver_facts.md, "Generic graph nodes and conditional
-// nodes"); test names follow the probe's cases.
+// nodes"); test names follow the probe's cases. NOTHING HERE IS MEASURED YET: the probe has not
+// run on a GPU (2026-12-06); the expectations follow cuda.h 13.0's documentation and must be
+// checked by the real backend of this suite at the next GPU run.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -352,6 +354,13 @@ TEST_P(GraphNodeTest, ConditionalBodyTakesOnlyDeviceWork) {
   rec.eventRecord.event = ev;
   EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &rec), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api().cuEventDestroy(ev), CUDA_SUCCESS);
+  // UNMEASURED (cuda.h: the restriction "applies recursively to child graphs"): a child graph
+  // holding a host node is refused too.
+  CUgraph child = NewGraph();
+  AddNode(child, &host);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &cg), CUDA_ERROR_INVALID_VALUE);
   CUgraphNodeParams k = Add(0, 3);
   CUgraphNode kn = AddNode(body, &k);
   CUgraphNodeParams m = Memset(64, 4);
