@@ -122,6 +122,17 @@ bool AnyConditional(const std::vector<GraphNode>& nodes) {
   return false;
 }
 
+// Whether `nodes` (or a child graph's copy among them) hold memory alloc or free nodes.
+bool AnyMemoryNode(const std::vector<GraphNode>& nodes) {
+  for (const GraphNode& n : nodes) {
+    if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n.type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+      return true;
+    }
+    if (n.child != nullptr && AnyMemoryNode(*n.child)) return true;
+  }
+  return false;
+}
+
 // Puts `nodes` in the order cuGraphInstantiateWithFlags uses (Kahn's algorithm, the lowest id
 // ready first). False when they hold a cycle.
 bool Topological(std::vector<GraphNode>* nodes) {
@@ -328,6 +339,8 @@ CUresult SetGraphNode(DriverState* st, GraphNode* node, const CUgraphNodeParams&
       auto copy = std::make_shared<std::vector<GraphNode>>();
       for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
       if (AnyConditional(*copy)) return CUDA_ERROR_INVALID_VALUE;
+      // As cuGraphAddChildGraphNode (measured for the add): no memory nodes in a cloned child.
+      if (AnyMemoryNode(*copy)) return CUDA_ERROR_NOT_SUPPORTED;
       node->child = std::move(copy);
       return CUDA_SUCCESS;
     }
@@ -562,8 +575,11 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
       return cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, &h);
     }
     case CU_GRAPH_NODE_TYPE_GRAPH:
+      if (p.graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+        return CUDA_ERROR_NOT_SUPPORTED;  // not modelled
+      }
       if (p.graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
-        return CUDA_ERROR_NOT_SUPPORTED;  // MOVE is not modelled
+        return CUDA_ERROR_INVALID_VALUE;
       }
       return cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies,
                                       p.graph.graph);
@@ -608,11 +624,19 @@ CUresult CUDAAPI FakecudaGraphAddNodeV1(CUgraphNode* phGraphNode, CUgraph hGraph
 CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) try {
   FAKECUDA_ENTER(cuGraphNodeSetParams)
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  GraphNode* n = st->graphs().FindNode(hNode);
+  std::uint64_t graph_id = 0;
+  GraphNode* n = st->graphs().FindNode(hNode, &graph_id);
   if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckParamBlock(*nodeParams); e != CUDA_SUCCESS) return e;
   if (nodeParams->type != n->type) return CUDA_ERROR_INVALID_VALUE;
-  return fakecuda::SetGraphNode(st, n, *nodeParams);
+  // Changed on a copy first: a body's node must still fit its body afterwards.
+  GraphNode changed = *n;
+  if (CUresult e = fakecuda::SetGraphNode(st, &changed, *nodeParams); e != CUDA_SUCCESS) return e;
+  if (GraphState* g = fakecuda::GraphById(st, graph_id)) {
+    if (CUresult e = fakecuda::CheckBodyNode(st, *g, changed); e != CUDA_SUCCESS) return e;
+  }
+  *n = std::move(changed);
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphNodeSetParams");
 }
