@@ -3,8 +3,9 @@
 // capture), executable graphs (cuGraphInstantiateWithFlags) and graph memory (memory alloc/free
 // nodes, cuDeviceGetGraphMemAttribute). Internal to fakecuda; the entry points are
 // fakecuda/entry/graph_entry.cc (which also turns an executable graph's nodes into stream work),
-// graph_query_entry.cc, graph_mem_entry.cc and capture_entry.cc; the capture sequences live in
-// CaptureModel (fakecuda/internal/capture_model.h), which this model owns.
+// graph_query_entry.cc, graph_mem_entry.cc, graph_node_entry.cc and capture_entry.cc; the capture
+// sequences live in CaptureModel (fakecuda/internal/capture_model.h) and the conditional handles
+// in ConditionalModel (fakecuda/internal/graph_conditional.h), both owned by this model.
 //
 // Invariants:
 //  1. Handles (CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids with a kind tag, as
