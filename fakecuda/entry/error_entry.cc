@@ -89,6 +89,9 @@ CUresult CUDAAPI FakecudaGraphNodeGetDependentNodesV1(CUgraphNode hNode,
 CUresult CUDAAPI FakecudaGraphAddDependenciesV1(CUgraph hGraph, const CUgraphNode* from,
                                                 const CUgraphNode* to, size_t numDependencies)
     __asm__("cuGraphAddDependencies");
+CUresult CUDAAPI FakecudaGraphAddNodeV1(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                        const CUgraphNode* dependencies, size_t numDependencies,
+                                        CUgraphNodeParams* nodeParams) __asm__("cuGraphAddNode");
 }
 // The cuStreamGetCtx_v2 per-thread variant (per_thread_entry.cc; cuda.h declares it only under
 // CUDA_API_PER_THREAD_DEFAULT_STREAM).
@@ -270,6 +273,10 @@ constexpr Introduced kIntroduced[] = {
     {"cuGraphGetNodes", 10000, 10000},
     {"cuGraphGetRootNodes", 10000, 10000},
     {"cuGraphGetEdges", 10000, 12030},
+    {"cuGraphAddNode", 12020, 12030},
+    {"cuGraphNodeSetParams", 12020, 12020},
+    {"cuGraphExecNodeSetParams", 12020, 12020},
+    {"cuGraphConditionalHandleCreate", 12030, 12030},
     {"cuGraphNodeGetType", 10000, 10000},
     {"cuGraphNodeGetDependencies", 10000, 12030},
     {"cuGraphNodeGetDependentNodes", 10000, 12030},
@@ -311,6 +318,7 @@ constexpr OlderAbi kOlderAbis[] = {
     {"cuGraphNodeGetDependentNodes", 10000,
      [] { return AsVoid(&::FakecudaGraphNodeGetDependentNodesV1); }},
     {"cuGraphAddDependencies", 10000, [] { return AsVoid(&::FakecudaGraphAddDependenciesV1); }},
+    {"cuGraphAddNode", 12020, [] { return AsVoid(&::FakecudaGraphAddNodeV1); }},
 };
 
 // The newer ABIs the driver hands out for the plain names from the version they were introduced

@@ -17,6 +17,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/graph_conditional_hooks.h"
 #include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/race/race_detector.h"
@@ -222,6 +223,7 @@ CUresult AddNode(DriverState* st, CUgraphNode* out, CUgraph hGraph, const CUgrap
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (num_deps > 0 && deps == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = CheckBodyNode(st, *g, node); e != CUDA_SUCCESS) return e;
   std::set<std::uint64_t> seen;
   for (size_t i = 0; i < num_deps; ++i) {
     std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, deps[i]);
@@ -442,13 +444,17 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
     nodes.push_back(graphs.node(id));
     has_allocs = has_allocs || nodes.back().type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   }
-  // Measured: a graph with memory alloc nodes has at most one executable graph at a time.
+  // Measured: a graph with memory alloc nodes has at most one executable graph at a time; so
+  // has one with conditional nodes (cuda.h).
+  const bool has_conditionals = fakecuda::GraphHasConditional(st, *g);
+  has_allocs = has_allocs || has_conditionals;
   if (has_allocs && g->alloc_exec != 0 &&
       graphs.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, g->alloc_exec)) !=
           nullptr) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   nodes = fakecuda::FlattenChildGraphs(st, std::move(nodes));
+  if (CUresult e = fakecuda::SnapshotConditionals(st, &nodes); e != CUDA_SUCCESS) return e;
   // Kahn's algorithm; among ready nodes the earliest (lowest id) goes first.
   std::map<std::uint64_t, const GraphNode*> by_id;
   std::map<std::uint64_t, int> indegree;
@@ -529,6 +535,8 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
 
   // Pass 0: graph memory (graph_model.h invariant 4). Nothing of it survives a failed launch.
   std::shared_ptr<const std::vector<GraphNode>> order = exec->order;
+  // Conditional nodes: the nodes this launch runs (graph_conditional.h invariant 3).
+  if (CUresult e = fakecuda::ExpandConditionals(st, exec, &order); e != CUDA_SUCCESS) return e;
   std::vector<CUdeviceptr> made;
   if (CUresult e = fakecuda::TakeGraphMemory(st, exec, s, &made); e != CUDA_SUCCESS) return e;
 
@@ -540,6 +548,9 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
     switch (n.type) {
       case CU_GRAPH_NODE_TYPE_EMPTY:
         op.what = "cuGraphLaunch (empty node)";
+        break;
+      case CU_GRAPH_NODE_TYPE_CONDITIONAL:  // after the body it selected (ExpandConditionals)
+        op.what = "cuGraphLaunch (conditional node)";
         break;
       case CU_GRAPH_NODE_TYPE_KERNEL: {
         auto f = m.functions.find(n.function_id);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/graph_conditional_hooks.h"
 #include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/graph_model.h"
 
@@ -220,6 +221,8 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGra
   for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
   // Measured: a child graph with a memory alloc node is refused (free nodes: modelled alike).
   if (fakecuda::HasMemoryNodes(*copy)) return CUDA_ERROR_NOT_SUPPORTED;
+  // A graph with conditional nodes cannot be a child graph (cuda.h).
+  if (fakecuda::GraphHasConditional(st, *child)) return CUDA_ERROR_INVALID_VALUE;
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_GRAPH;
   node.child = std::move(copy);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/graph_conditional_hooks.h"
 #include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/graph_model.h"
 
@@ -240,6 +241,8 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
   GraphState* original = graphs.FindGraph(originalGraph);
   // A graph still being captured clones as it is so far: measured (graph_probe modelling).
   if (original == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // A graph with conditional nodes cannot be cloned (cuda.h).
+  if (fakecuda::GraphHasConditional(st, *original)) return CUDA_ERROR_NOT_SUPPORTED;
   const std::vector<std::uint64_t> ids = original->nodes;
   std::map<std::uint64_t, std::uint64_t> fresh;
   for (std::uint64_t id : ids) fresh[id] = st->NewId();

@@ -24,10 +24,20 @@ void GraphModel::DestroyGraph(std::uint64_t id) {
   auto it = graphs_.find(id);
   if (it == graphs_.end()) return;
   for (std::uint64_t node_id : it->second.nodes) {
+    auto n = nodes_.find(node_id);
+    if (n != nodes_.end()) {
+      for (std::uint64_t body : n->second.cond.bodies) DestroyGraph(body);
+    }
     nodes_.erase(node_id);
     node_graph_.erase(node_id);
   }
-  graphs_.erase(it);
+  conditionals_.DropGraph(id);
+  graphs_.erase(id);
+}
+
+std::uint64_t GraphModel::GraphOfNode(std::uint64_t node_id) const {
+  auto it = node_graph_.find(node_id);
+  return it == node_graph_.end() ? 0 : it->second;
 }
 
 bool GraphModel::NodeIn(std::uint64_t node_id, std::uint64_t graph_id) const {
@@ -63,7 +73,11 @@ void GraphModel::DestroyNode(std::uint64_t id) {
     }
   }
   node_graph_.erase(owner);
-  nodes_.erase(id);
+  auto n = nodes_.find(id);
+  if (n == nodes_.end()) return;
+  const std::vector<std::uint64_t> bodies = n->second.cond.bodies;
+  nodes_.erase(n);
+  for (std::uint64_t body : bodies) DestroyGraph(body);
 }
 
 GraphAlloc* GraphModel::FindGraphAlloc(CUdeviceptr dptr) {
@@ -107,14 +121,18 @@ void GraphModel::AddExec(GraphExecState exec) {
 }
 
 void GraphModel::CountLive(Inventory* inventory) const {
-  inventory->graphs += static_cast<int>(graphs_.size());
+  for (const auto& [id, g] : graphs_) {
+    if (g.owner_node == 0) ++inventory->graphs;  // body graphs belong to their node
+  }
   inventory->graph_execs += static_cast<int>(execs_.size());
 }
 
 std::string GraphModel::Describe() const {
   std::ostringstream os;
   std::vector<std::uint64_t> ids;
-  for (const auto& [id, g] : graphs_) ids.push_back(id);
+  for (const auto& [id, g] : graphs_) {
+    if (g.owner_node == 0) ids.push_back(id);
+  }
   std::sort(ids.begin(), ids.end());
   for (std::uint64_t id : ids) {
     os << "graph " << id << " (" << graphs_.at(id).nodes.size() << " node(s); cuGraphCreate)\n";

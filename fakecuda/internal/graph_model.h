@@ -3,8 +3,9 @@
 // capture), executable graphs (cuGraphInstantiateWithFlags) and graph memory (memory alloc/free
 // nodes, cuDeviceGetGraphMemAttribute). Internal to fakecuda; the entry points are
 // fakecuda/entry/graph_entry.cc (which also turns an executable graph's nodes into stream work),
-// graph_query_entry.cc, graph_mem_entry.cc and capture_entry.cc; the capture sequences live in
-// CaptureModel (fakecuda/internal/capture_model.h), which this model owns.
+// graph_query_entry.cc, graph_mem_entry.cc, graph_node_entry.cc and capture_entry.cc; the capture
+// sequences live in CaptureModel (fakecuda/internal/capture_model.h) and the conditional handles
+// in ConditionalModel (fakecuda/internal/graph_conditional.h), both owned by this model.
 //
 // Invariants:
 //  1. Handles (CUgraph, CUgraphNode, CUgraphExec) encode never-reused ids with a kind tag, as
@@ -43,6 +44,7 @@
 
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/internal/capture_model.h"
+#include "fakecuda/internal/graph_conditional.h"
 #include "fakecuda/internal/module_model.h"
 
 namespace fakecuda {
@@ -75,6 +77,8 @@ struct GraphNode {
   int alloc_device = 0;
   // The node this one was copied from by cuGraphClone (0: none), for cuGraphExecUpdate.
   std::uint64_t cloned_from = 0;
+  // Conditional nodes (fakecuda/internal/graph_conditional.h).
+  ConditionalNode cond;
 };
 
 struct GraphState {
@@ -85,6 +89,9 @@ struct GraphState {
   std::uint64_t alloc_exec = 0;
   // The capture sequence building it (0: none); it becomes the user's at cuStreamEndCapture.
   std::uint64_t capture_id = 0;
+  // A conditional node's body graph: that node's id (0: a user's graph; graph_conditional.h
+  // invariant 2).
+  std::uint64_t owner_node = 0;
 };
 
 // One graph allocation's addresses (invariant 4), by its base address.
@@ -115,6 +122,9 @@ struct GraphExecState {
   std::uint64_t graph_id = 0;
   int mem_device = 0;
   std::uint64_t mem_reserved = 0;
+  // The values of the conditional handles its nodes use, kept from launch to launch (handle id
+  // -> value; graph_conditional.h invariant 3).
+  std::map<std::uint64_t, unsigned> cond_values;
 };
 
 // Graph memory reserved for executable graphs destroyed before a trim released it.
@@ -140,7 +150,8 @@ class GraphModel {
   GraphState* FindGraph(CUgraph handle);
   // Makes an empty graph with id `id`.
   GraphState* AddGraph(std::uint64_t id);
-  // Destroys a graph and its nodes (executable graphs made from it stay: invariant 3).
+  // Destroys a graph and its nodes (executable graphs made from it stay: invariant 3), with the
+  // body graphs of its conditional nodes and its conditional handles.
   void DestroyGraph(std::uint64_t id);
   // Whether node `node_id` belongs to graph `graph_id`.
   bool NodeIn(std::uint64_t node_id, std::uint64_t graph_id) const;
@@ -151,7 +162,7 @@ class GraphModel {
   GraphNode& mutable_node(std::uint64_t id) { return nodes_.at(id); }
   // The node behind a handle, or null; *graph_id (when given) is its graph.
   GraphNode* FindNode(CUgraphNode handle, std::uint64_t* graph_id = nullptr);
-  // Removes a node and every edge to or from it.
+  // Removes a node and every edge to or from it (and a conditional node's body graphs).
   void DestroyNode(std::uint64_t id);
 
   // --- graph memory (invariant 4) ---
@@ -170,6 +181,11 @@ class GraphModel {
   void DiscardCapture(std::uint64_t capture_id);
   // Discards every capture of a context being torn down.
   void DiscardCapturesOfContext(std::uint64_t ctx_id);
+
+  // --- conditional handles (fakecuda/internal/graph_conditional.h) ---
+  ConditionalModel& conditionals() { return conditionals_; }
+  // The graph of node `node_id` (0: none).
+  std::uint64_t GraphOfNode(std::uint64_t node_id) const;
 
   // --- executable graphs ---
   GraphExecState* FindExec(CUgraphExec handle);
@@ -193,6 +209,7 @@ class GraphModel {
   std::map<int, GraphMemStats> mem_stats_;
   std::vector<OrphanGraphMem> orphans_;
   CaptureModel captures_;
+  ConditionalModel conditionals_;
 };
 
 }  // namespace fakecuda

@@ -1,0 +1,426 @@
+// Copyright 2026 The cuhal Authors.
+// Conformance: the generic graph-node API (cuGraphAddNode, cuGraphNodeSetParams,
+// cuGraphExecNodeSetParams) and conditional nodes (cuGraphConditionalHandleCreate, IF / IF-ELSE /
+// WHILE / SWITCH bodies). The expectations are the real driver's answers to
+// ci/gpu-probes/graphnode_probe.cc (docs/driver_facts.md, "Generic graph nodes and conditional
+// nodes"); test names follow the probe's cases. NOTHING HERE IS MEASURED YET: the probe has not
+// run on a GPU (2026-12-06); the expectations follow cuda.h 13.0's documentation and must be
+// checked by the real backend of this suite at the next GPU run.
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "tests/fakecuda/graph_fixture.h"
+
+namespace cuhal::testing {
+namespace {
+
+CUgraphNodeParams Params(CUgraphNodeType type) {
+  CUgraphNodeParams p;
+  std::memset(&p, 0, sizeof p);
+  p.type = type;
+  return p;
+}
+
+void CountCall(void* data) { ++*static_cast<int*>(data); }
+
+class GraphNodeTest : public GraphTestBase {
+ protected:
+  void SetUp() override {
+    GraphTestBase::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (api().cuGraphAddNode == nullptr || api().cuGraphConditionalHandleCreate == nullptr) {
+      GTEST_SKIP() << "the driver has no generic graph-node entry points";
+    }
+    ASSERT_EQ(api().cuGraphCreate(&g_, 0), CUDA_SUCCESS);
+  }
+  void TearDown() override {
+    for (CUgraph g : extra_) {
+      EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
+    }
+    if (g_ != nullptr) {
+      EXPECT_EQ(api().cuGraphDestroy(g_), CUDA_SUCCESS);
+    }
+    GraphTestBase::TearDown();
+  }
+  CUgraph NewGraph() {
+    CUgraph g = nullptr;
+    EXPECT_EQ(api().cuGraphCreate(&g, 0), CUDA_SUCCESS);
+    extra_.push_back(g);
+    return g;
+  }
+  // add_u32(buf_ + off, v) as generic parameters; the arguments live in the fixture.
+  CUgraphNodeParams Add(size_t off, unsigned v) {
+    args_.push_back({buf_ + off, v, {}});
+    Args& a = args_.back();
+    a.ptrs[0] = &a.p;
+    a.ptrs[1] = &a.v;
+    CUgraphNodeParams p = Params(CU_GRAPH_NODE_TYPE_KERNEL);
+    p.kernel.func = add_;
+    p.kernel.gridDimX = p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+    p.kernel.blockDimX = p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+    p.kernel.kernelParams = a.ptrs;
+    return p;
+  }
+  CUgraphNodeParams Memset(size_t off, unsigned value) {
+    CUgraphNodeParams p = Params(CU_GRAPH_NODE_TYPE_MEMSET);
+    p.memset.dst = buf_ + off;
+    p.memset.value = value;
+    p.memset.elementSize = 4;
+    p.memset.width = 1;
+    p.memset.height = 1;
+    p.memset.ctx = ctx();
+    return p;
+  }
+  CUgraphNodeParams Cond(CUgraphConditionalHandle h, CUgraphConditionalNodeType type,
+                         unsigned size) {
+    CUgraphNodeParams p = Params(CU_GRAPH_NODE_TYPE_CONDITIONAL);
+    p.conditional.handle = h;
+    p.conditional.type = type;
+    p.conditional.size = size;
+    p.conditional.ctx = ctx();
+    return p;
+  }
+  CUgraphNode AddNode(CUgraph g, CUgraphNodeParams* p, CUgraphNode dep = nullptr) {
+    CUgraphNode n = nullptr;
+    EXPECT_EQ(api().cuGraphAddNode(&n, g, dep ? &dep : nullptr, nullptr, dep ? 1 : 0, p),
+              CUDA_SUCCESS);
+    return n;
+  }
+  // Instantiates `g`, launches it `times` times and returns the value at buf_ after each.
+  std::vector<unsigned> Run(CUgraph g, int times) {
+    std::vector<unsigned> seen;
+    CUgraphExec e = nullptr;
+    EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+    if (e == nullptr) return seen;
+    for (int i = 0; i < times; ++i) {
+      EXPECT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+      EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+      seen.push_back(Read(buf_));
+    }
+    EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+    return seen;
+  }
+  // A graph with a conditional node of `type` and `size` bodies, body i adding 10^i to buf_,
+  // after a kernel adding 1000000.
+  CUgraph CondGraph(CUgraphConditionalNodeType type, unsigned size, unsigned def, unsigned flags) {
+    CUgraph g = NewGraph();
+    CUgraphConditionalHandle h = 0;
+    EXPECT_EQ(api().cuGraphConditionalHandleCreate(&h, g, ctx(), def, flags), CUDA_SUCCESS);
+    CUgraphNodeParams pre = Add(0, 1000000);
+    CUgraphNode k = AddNode(g, &pre);
+    CUgraphNodeParams c = Cond(h, type, size);
+    AddNode(g, &c, k);
+    EXPECT_NE(c.conditional.phGraph_out, nullptr);
+    if (c.conditional.phGraph_out == nullptr) return g;
+    unsigned v = 1;
+    for (unsigned i = 0; i < size; ++i, v *= 10) {
+      CUgraphNodeParams body = Add(0, v);
+      AddNode(c.conditional.phGraph_out[i], &body);
+    }
+    return g;
+  }
+
+  struct Args {
+    CUdeviceptr p;
+    unsigned v;
+    void* ptrs[2];
+  };
+  std::deque<Args> args_;  // kernel arguments: a deque, so that they never move
+  CUgraph g_ = nullptr;
+  std::vector<CUgraph> extra_;
+};
+
+// add:common, add:abi
+TEST_P(GraphNodeTest, AddNodeChecksTheParameterBlock) {
+  CUgraphNodeParams p = Params(CU_GRAPH_NODE_TYPE_EMPTY);
+  CUgraphNode n = nullptr;
+  ASSERT_EQ(api().cuGraphAddNode(&n, g_, nullptr, nullptr, 0, &p), CUDA_SUCCESS);
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_KERNEL;
+  EXPECT_EQ(api().cuGraphNodeGetType(n, &type), CUDA_SUCCESS);
+  EXPECT_EQ(type, CU_GRAPH_NODE_TYPE_EMPTY);
+  CUgraphNode x = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(nullptr, g_, nullptr, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddNode(&x, nullptr, nullptr, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode twice[2] = {n, n};
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, twice, nullptr, 2, &p), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams bad = Params(CU_GRAPH_NODE_TYPE_EMPTY);
+  bad.reserved0[0] = 1;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &bad), CUDA_ERROR_INVALID_VALUE);
+  bad = Params(CU_GRAPH_NODE_TYPE_EMPTY);
+  bad.reserved2 = 1;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &bad), CUDA_ERROR_INVALID_VALUE);
+  bad = Params(static_cast<CUgraphNodeType>(14));
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &bad), CUDA_ERROR_INVALID_VALUE);
+  CUgraphEdgeData edge;
+  std::memset(&edge, 0, sizeof edge);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, &n, &edge, 1, &p), CUDA_SUCCESS);
+  EXPECT_EQ(NodeCount(g_), 2u);
+}
+
+// add:kernel, add:memset, add:memcpy, add:host, add:graph, add:mem
+TEST_P(GraphNodeTest, AddNodeOfEachModelledTypeRuns) {
+  CUgraphNodeParams k = Add(0, 5);
+  CUgraphNode kn = AddNode(g_, &k);
+  CUgraphNodeParams m = Memset(64, 77);
+  CUgraphNode mn = AddNode(g_, &m, kn);
+  CUgraphNodeParams c = Params(CU_GRAPH_NODE_TYPE_MEMCPY);
+  c.memcpy.copyCtx = ctx();
+  c.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.memcpy.copyParams.srcDevice = buf_ + 64;
+  c.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.memcpy.copyParams.dstDevice = buf_ + 128;
+  c.memcpy.copyParams.WidthInBytes = 4;
+  c.memcpy.copyParams.Height = 1;
+  c.memcpy.copyParams.Depth = 1;
+  CUgraphNode cn = AddNode(g_, &c, mn);
+  int calls = 0;
+  CUgraphNodeParams h = Params(CU_GRAPH_NODE_TYPE_HOST);
+  h.host.fn = CountCall;
+  h.host.userData = &calls;
+  CUgraphNode hn = AddNode(g_, &h, cn);
+  CUgraph child = NewGraph();
+  CUgraphNodeParams cm = Memset(192, 9);
+  AddNode(child, &cm);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  CUgraphNode gn = AddNode(g_, &cg, hn);
+  CUgraphNodeParams al = Params(CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+  al.alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  al.alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  al.alloc.bytesize = 1 << 20;
+  CUgraphNode an = AddNode(g_, &al, gn);
+  EXPECT_NE(al.alloc.dptr, 0u);
+  CUgraphNodeParams fr = Params(CU_GRAPH_NODE_TYPE_MEM_FREE);
+  fr.free.dptr = al.alloc.dptr;
+  CUgraphNode fn = AddNode(g_, &fr, an);
+  for (auto [node, want] : {std::pair{kn, CU_GRAPH_NODE_TYPE_KERNEL},
+                            {mn, CU_GRAPH_NODE_TYPE_MEMSET}, {cn, CU_GRAPH_NODE_TYPE_MEMCPY},
+                            {hn, CU_GRAPH_NODE_TYPE_HOST}, {gn, CU_GRAPH_NODE_TYPE_GRAPH},
+                            {an, CU_GRAPH_NODE_TYPE_MEM_ALLOC}, {fn, CU_GRAPH_NODE_TYPE_MEM_FREE}}) {
+    CUgraphNodeType t = CU_GRAPH_NODE_TYPE_EMPTY;
+    EXPECT_EQ(api().cuGraphNodeGetType(node, &t), CUDA_SUCCESS);
+    EXPECT_EQ(t, want);
+  }
+  EXPECT_EQ(Run(g_, 2), (std::vector<unsigned>{5, 10}));
+  EXPECT_EQ(Read(buf_ + 128), 77u);
+  EXPECT_EQ(Read(buf_ + 192), 9u);
+  EXPECT_EQ(calls, 2);
+}
+
+// setparams:graph, setparams:exec
+TEST_P(GraphNodeTest, SetParamsOnTheGraphAndOnTheExecutableGraph) {
+  CUgraphNodeParams k = Add(0, 1);
+  CUgraphNode kn = AddNode(g_, &k);
+  CUgraphNodeParams m = Memset(64, 10);
+  CUgraphNode mn = AddNode(g_, &m, kn);
+  int first = 0, second = 0;
+  CUgraphNodeParams h = Params(CU_GRAPH_NODE_TYPE_HOST);
+  h.host.fn = CountCall;
+  h.host.userData = &first;
+  CUgraphNode hn = AddNode(g_, &h, mn);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_SUCCESS);
+  CUgraphNodeParams k7 = Add(0, 7);
+  CUgraphNodeParams m11 = Memset(64, 11);
+  h.host.userData = &second;
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, kn, &k7), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, mn, &m11), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, hn, &h), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, kn, &m11), CUDA_ERROR_INVALID_VALUE);  // wrong type
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, kn, nullptr), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 7u);
+  EXPECT_EQ(Read(buf_ + 64), 11u);
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 1);
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+  // The graph itself kept its parameters; cuGraphNodeSetParams changes them.
+  CUgraphNodeParams k3 = Add(0, 3);
+  EXPECT_EQ(api().cuGraphNodeSetParams(kn, &k3), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphNodeSetParams(kn, &m11), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams nofn = Params(CU_GRAPH_NODE_TYPE_HOST);
+  EXPECT_EQ(api().cuGraphNodeSetParams(hn, &nofn), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(api().cuMemsetD8(buf_, 0, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{3}));
+  EXPECT_EQ(Read(buf_ + 64), 10u);
+  EXPECT_EQ(first, 1);
+}
+
+// handle
+TEST_P(GraphNodeTest, ConditionalHandleCreateChecksItsArguments) {
+  CUgraphConditionalHandle a = 0, b = 0;
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&a, g_, ctx(), 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&b, g_, nullptr, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  EXPECT_NE(a, 0u);
+  EXPECT_NE(a, b);
+  CUgraphConditionalHandle x = 0x5a5a;
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(nullptr, g_, ctx(), 0, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&x, nullptr, ctx(), 0, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&x, g_, ctx(), 0, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(x, 0x5a5au);
+}
+
+// cond:add
+TEST_P(GraphNodeTest, ConditionalNodeGetsDriverOwnedBodies) {
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 0, 0), CUDA_SUCCESS);
+  struct Case {
+    CUgraphConditionalNodeType type;
+    unsigned size;
+    CUresult want;
+  } cases[] = {{CU_GRAPH_COND_TYPE_IF, 1, CUDA_SUCCESS},
+               {CU_GRAPH_COND_TYPE_IF, 2, CUDA_SUCCESS},
+               {CU_GRAPH_COND_TYPE_IF, 0, CUDA_ERROR_INVALID_VALUE},
+               {CU_GRAPH_COND_TYPE_IF, 3, CUDA_ERROR_INVALID_VALUE},
+               {CU_GRAPH_COND_TYPE_WHILE, 1, CUDA_SUCCESS},
+               {CU_GRAPH_COND_TYPE_WHILE, 2, CUDA_ERROR_INVALID_VALUE},
+               {CU_GRAPH_COND_TYPE_SWITCH, 0, CUDA_ERROR_INVALID_VALUE},
+               {CU_GRAPH_COND_TYPE_SWITCH, 5, CUDA_SUCCESS}};
+  for (const Case& c : cases) {
+    CUgraphNodeParams p = Cond(h, c.type, c.size);
+    CUgraphNode n = nullptr;
+    EXPECT_EQ(api().cuGraphAddNode(&n, g_, nullptr, nullptr, 0, &p), c.want)
+        << "type " << c.type << " size " << c.size;
+    if (c.want != CUDA_SUCCESS) continue;
+    ASSERT_NE(p.conditional.phGraph_out, nullptr);
+    for (unsigned i = 0; i < c.size; ++i) {
+      EXPECT_NE(p.conditional.phGraph_out[i], nullptr);
+      EXPECT_NE(p.conditional.phGraph_out[i], g_);
+      EXPECT_EQ(NodeCount(p.conditional.phGraph_out[i]), 0u);
+    }
+    CUgraphNodeType t = CU_GRAPH_NODE_TYPE_EMPTY;
+    EXPECT_EQ(api().cuGraphNodeGetType(n, &t), CUDA_SUCCESS);
+    EXPECT_EQ(t, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+  }
+  CUgraphNode x = nullptr;
+  CUgraphNodeParams zero = Cond(0, CU_GRAPH_COND_TYPE_IF, 1);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &zero), CUDA_ERROR_INVALID_VALUE);
+  CUgraph other = NewGraph();
+  CUgraphConditionalHandle foreign = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&foreign, other, ctx(), 0, 0), CUDA_SUCCESS);
+  CUgraphNodeParams p = Cond(foreign, CU_GRAPH_COND_TYPE_IF, 1);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
+}
+
+// cond:run:if, cond:run:switch, cond:run:while
+TEST_P(GraphNodeTest, DefaultValueSelectsTheBodyAtEachLaunch) {
+  const unsigned kDefault = CU_GRAPH_COND_ASSIGN_DEFAULT;
+  struct Case {
+    CUgraphConditionalNodeType type;
+    unsigned size, def;
+    unsigned want;  // added per launch besides the 1000000 before the node
+  } cases[] = {{CU_GRAPH_COND_TYPE_IF, 1, 1, 1},      {CU_GRAPH_COND_TYPE_IF, 1, 0, 0},
+               {CU_GRAPH_COND_TYPE_IF, 1, 7, 1},      {CU_GRAPH_COND_TYPE_IF, 2, 1, 1},
+               {CU_GRAPH_COND_TYPE_IF, 2, 0, 10},     {CU_GRAPH_COND_TYPE_SWITCH, 3, 0, 1},
+               {CU_GRAPH_COND_TYPE_SWITCH, 3, 2, 100}, {CU_GRAPH_COND_TYPE_SWITCH, 3, 3, 0},
+               {CU_GRAPH_COND_TYPE_WHILE, 1, 0, 0}};
+  for (const Case& c : cases) {
+    ASSERT_EQ(api().cuMemsetD8(buf_, 0, 4096), CUDA_SUCCESS);
+    CUgraph g = CondGraph(c.type, c.size, c.def, kDefault);
+    const unsigned once = 1000000 + c.want;
+    EXPECT_EQ(Run(g, 2), (std::vector<unsigned>{once, 2 * once}))
+        << "type " << c.type << " size " << c.size << " default " << c.def;
+  }
+}
+
+// cond:body:*
+TEST_P(GraphNodeTest, ConditionalBodyTakesOnlyDeviceWork) {
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  AddNode(g_, &c);
+  ASSERT_NE(c.conditional.phGraph_out, nullptr);
+  CUgraph body = c.conditional.phGraph_out[0];
+  CUgraphNode x = nullptr;
+  int calls = 0;
+  CUgraphNodeParams host = Params(CU_GRAPH_NODE_TYPE_HOST);
+  host.host.fn = CountCall;
+  host.host.userData = &calls;
+  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &host), CUDA_ERROR_INVALID_VALUE);
+  CUevent ev = nullptr;
+  ASSERT_EQ(api().cuEventCreate(&ev, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  CUgraphNodeParams rec = Params(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+  rec.eventRecord.event = ev;
+  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &rec), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuEventDestroy(ev), CUDA_SUCCESS);
+  // UNMEASURED (cuda.h: the restriction "applies recursively to child graphs"): a child graph
+  // holding a host node is refused too.
+  CUgraph child = NewGraph();
+  AddNode(child, &host);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &cg), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams k = Add(0, 3);
+  CUgraphNode kn = AddNode(body, &k);
+  CUgraphNodeParams m = Memset(64, 4);
+  AddNode(body, &m, kn);
+  EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{3}));
+  EXPECT_EQ(Read(buf_ + 64), 4u);
+}
+
+// cond:graph_ops
+TEST_P(GraphNodeTest, GraphWithConditionalNodeCannotBeClonedNorBeAChild) {
+  CUgraph g = CondGraph(CU_GRAPH_COND_TYPE_IF, 1, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+  CUgraph clone = nullptr;
+  EXPECT_EQ(api().cuGraphClone(&clone, g), CUDA_ERROR_NOT_SUPPORTED);
+  CUgraphNode x = nullptr;
+  EXPECT_EQ(api().cuGraphAddChildGraphNode(&x, g_, nullptr, 0, g), CUDA_ERROR_INVALID_VALUE);
+  CUgraphExec e1 = nullptr, e2 = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e1, g, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e2, g, 0), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().cuGraphExecDestroy(e1), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e2, g, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphExecDestroy(e2), CUDA_SUCCESS);
+}
+
+CUHAL_INSTANTIATE_BACKEND_TEST(GraphNodeTest);
+
+// Modelling choices of the fake (not answerable on the real driver).
+class GraphNodeFakeTest : public GraphNodeTest {};
+
+// A WHILE node whose value is nonzero at launch loops forever on the GPU (nothing but a kernel
+// calling cudaGraphSetConditional could end it, and the fake cannot run such a kernel): the fake
+// refuses the launch instead of hanging, with nothing queued.
+TEST_P(GraphNodeFakeTest, WhileWithNonzeroValueIsRefusedAtLaunch) {
+  CUgraph g = CondGraph(CU_GRAPH_COND_TYPE_WHILE, 1, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphLaunch(e, s1_), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 0u);  // not even the kernel before the node ran
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+}
+
+// Body graphs belong to their node: destroying the node or its graph destroys them, and they
+// are not reported as leaked graphs.
+TEST_P(GraphNodeFakeTest, BodiesDieWithTheirNode) {
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 0, 0), CUDA_SUCCESS);
+  CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_SWITCH, 2);
+  CUgraphNode n = AddNode(g_, &c);
+  ASSERT_NE(c.conditional.phGraph_out, nullptr);
+  CUgraph body = c.conditional.phGraph_out[1];
+  EXPECT_EQ(NodeCount(body), 0u);
+  EXPECT_EQ(api().cuGraphDestroyNode(n), CUDA_SUCCESS);
+  size_t count = 0;
+  EXPECT_EQ(api().cuGraphGetNodes(body, nullptr, &count), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode x = nullptr;
+  CUgraphNodeParams again = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &again), CUDA_SUCCESS);
+}
+
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphNodeFakeTest);
+
+}  // namespace
+}  // namespace cuhal::testing
