@@ -21,8 +21,8 @@
 // cuProfilerStart/Stop/Initialize (cudaProfiler.h) are resolved with dlsym, so the probe loads on a
 // libcuda without them.
 //
-//   g++ -std=c++17 -O1 -Wall -I/usr/local/cuda/include ci/gpu-probes/misc_probe.cc \
-//     -o /tmp/misc_probe -lcuda -ldl && /tmp/misc_probe all 8
+//   g++ -std=c++17 -O1 -Wall -I/usr/local/cuda/include ci/gpu-probes/misc_probe.cc
+//       -o /tmp/misc_probe -lcuda -ldl && /tmp/misc_probe all 8
 #include <cuda.h>
 #include <cudaProfiler.h>
 #include <dlfcn.h>
