@@ -179,6 +179,21 @@ int CaseIpcMem() {
   CUipcMemHandle junk;
   memset(&junk, 0x5a, sizeof junk);
   R(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+  // Opening in another context of the exporting process.
+  CUcontext other = nullptr;
+  CUctxCreateParams cp;
+  memset(&cp, 0, sizeof cp);
+  if (R(cuCtxCreate(&other, &cp, 0, b.dev)) == CUDA_SUCCESS) {
+    opened = 77;
+    R(cuIpcOpenMemHandle(&opened, h1, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    Say("opened pointer = %s", opened == 77 ? "untouched" : opened == 0 ? "0" : opened == buf ? "the original" : "other");
+    CUipcMemHandle h5;
+    memset(&h5, 0x77, sizeof h5);
+    R(cuIpcGetMemHandle(&h5, buf));
+    Say("handle from the other context equals the first = %s", YesNo(memcmp(&h1, &h5, sizeof h1) == 0));
+    R(cuCtxDestroy(other));
+    cuCtxSetCurrent(b.ctx);
+  }
   // Closing what was not opened.
   R(cuIpcCloseMemHandle(buf));
   R(cuIpcCloseMemHandle(0));
