@@ -711,6 +711,7 @@ std::string ValueText(int attr, const unsigned char* buf, size_t size) {
   if (attr == CU_COREDUMP_FILE || attr == CU_COREDUMP_PIPE) {
     size_t len = strnlen(reinterpret_cast<const char*>(buf), size);
     std::string g = len < size ? Generic(reinterpret_cast<const char*>(buf)) : std::string("(unterminated)");
+    if (g.size() > 64) g = g.substr(0, 16) + "...";
     snprintf(t, sizeof t, "\"%s\" (length %zu)", g.c_str(), len);
     return t;
   }
