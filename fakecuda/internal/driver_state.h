@@ -14,7 +14,10 @@
 //   - modules()   ModuleModel: modules, functions (fakecuda/internal/module_model.h);
 //   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h);
 //   - vmm()       VmmModel: virtual memory management, physical allocations, reservations and
-//                 mappings (fakecuda/internal/vmm_model.h).
+//                 mappings (fakecuda/internal/vmm_model.h);
+//   - coredump()  CoredumpModel: GPU coredump settings (fakecuda/internal/coredump_model.h);
+//   - resources() ResourceModel: device resources, descriptors, green contexts
+//                 (fakecuda/internal/resource_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -94,6 +97,8 @@ class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
 class GraphModel;   // fakecuda/internal/graph_model.h
 class VmmModel;     // fakecuda/internal/vmm_model.h
+class CoredumpModel;  // fakecuda/internal/coredump_model.h
+class ResourceModel;  // fakecuda/internal/resource_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
@@ -148,6 +153,10 @@ class DriverState {
   VmmModel& vmm() CUHAL_REQUIRES(mu);
   // The VMM model when some VMM call has been made, else null.
   const VmmModel* vmm_if_used() const CUHAL_REQUIRES(mu) { return vmm_.get(); }
+  // GPU coredump settings.
+  CoredumpModel& coredump() CUHAL_REQUIRES(mu);
+  // Device resources and green contexts.
+  ResourceModel& resources() CUHAL_REQUIRES(mu);
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -292,6 +301,8 @@ class DriverState {
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<VmmModel> vmm_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<CoredumpModel> coredump_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
