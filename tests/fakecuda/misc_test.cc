@@ -356,6 +356,12 @@ TEST_F(GreenCtxTest, GreenStreamRunsWorkAndRecordEventWaitsForIt) {  // probe gr
   CUgreenCtx back = nullptr;
   ASSERT_EQ(cuStreamGetGreenCtx(s, &back), CUDA_SUCCESS);
   EXPECT_EQ(back, green);
+  // cuda.h: cuStreamGetCtx_v2 gives the green context and the device's primary context.
+  CUcontext sc = nullptr;
+  back = nullptr;
+  ASSERT_EQ(cuStreamGetCtx_v2(s, &sc, &back), CUDA_SUCCESS);
+  EXPECT_EQ(back, green);
+  EXPECT_EQ(sc, primary_);
   CUdeviceptr a = 0, b = 0;
   ASSERT_EQ(cuMemAlloc(&a, 1 << 16), CUDA_SUCCESS);
   ASSERT_EQ(cuMemAlloc(&b, 1 << 16), CUDA_SUCCESS);
