@@ -1,8 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: GPU coredump attributes, of the current context (cuCoredumpGetAttribute,
 // cuCoredumpSetAttribute) and process-wide (the ...Global forms). The settings are
-// fakecuda/internal/coredump_model.h's; expected answers: ci/gpu-probes/misc_probe.cc, cases
-// coredump:*, and docs/driver_facts.md "Coredump attributes".
+// fakecuda/internal/coredump_model.h's; UNMEASURED (ci/gpu-probes/misc_probe.cc, cases
+// coredump:*, asks the H200; docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/coredump_model.h"
 

@@ -1,8 +1,9 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: IPC memory and event handles (cuIpcGetMemHandle, cuIpcOpenMemHandle_v2,
 // cuIpcCloseMemHandle, cuIpcGetEventHandle, cuIpcOpenEventHandle). The handle format and why
-// handles of other processes cannot be opened: fakecuda/internal/ipc_model.h. Expected answers:
-// ci/gpu-probes/misc_probe.cc, cases ipc:*, and docs/driver_facts.md "IPC".
+// handles of other processes cannot be opened: fakecuda/internal/ipc_model.h. The answers are
+// modelled from cuda.h and UNMEASURED (ci/gpu-probes/misc_probe.cc, cases ipc:*, asks the H200;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 #include <cstring>
 
 #include "fakecuda/entry/entry.h"

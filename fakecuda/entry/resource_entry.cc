@@ -4,8 +4,8 @@
 // cuDevResourceGenerateDesc, cuGreenCtxCreate/Destroy, cuCtxFromGreenCtx, cuGreenCtxGetId,
 // cuGreenCtxStreamCreate, cuStreamGetGreenCtx, cuGreenCtxRecordEvent, cuGreenCtxWaitEvent).
 // The model, and how a green context maps onto the fake's contexts:
-// fakecuda/internal/resource_model.h. Expected answers: ci/gpu-probes/misc_probe.cc, cases
-// green:*, and docs/driver_facts.md "Device resources and green contexts".
+// fakecuda/internal/resource_model.h. UNMEASURED (ci/gpu-probes/misc_probe.cc, cases green:*,
+// asks the H200; docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 #include <algorithm>
 
 #include "fakecuda/entry/entry.h"

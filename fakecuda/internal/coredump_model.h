@@ -1,9 +1,9 @@
 // Copyright 2026 The cuhal Authors.
 // The fake driver's GPU coredump settings (cuCoredumpGetAttribute[Global],
 // cuCoredumpSetAttribute[Global]): the process-wide ones and each context's. The fake never
-// writes a coredump; it keeps the settings and answers with the sizes, defaults and errors the
-// H200 shows (ci/gpu-probes/misc_probe.cc, cases coredump:*; docs/driver_facts.md "Coredump
-// attributes").
+// writes a coredump; it keeps the settings and answers with the sizes, defaults and errors that
+// cuda.h describes (UNMEASURED on the H200: ci/gpu-probes/misc_probe.cc, cases coredump:*, asks;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 //
 // Invariants:
 //  1. A context's settings are made from the global ones when first touched and live until the

@@ -14,8 +14,8 @@
 //  1. A handle is self-describing: magic, kind, the exporting process's pid, the driver instance
 //     (DriverState::serial), the exported object's never-reused id and, for memory, its base and
 //     size. No table is kept, so exporting is free and nothing leaks.
-//  2. Two exports of the same object give the same bytes (the real driver's handles of one
-//     allocation are equal too: measured, docs/driver_facts.md "IPC").
+//  2. Two exports of the same object give the same bytes (UNMEASURED on the H200: the probe's
+//     case ipc:mem asks; docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 #ifndef CUHAL_FAKECUDA_INTERNAL_IPC_MODEL_H_
 #define CUHAL_FAKECUDA_INTERNAL_IPC_MODEL_H_
 

@@ -105,7 +105,7 @@ class ResourceModel {
   CUresult WaitEvent(const GreenContext& g, CUevent event) CUHAL_REQUIRES(st_->mu);
 
   // The SM partition parameters of `device`: minimum partition size and co-scheduling
-  // alignment, by compute capability (cuda.h's guideline, checked against the H200).
+  // alignment, by compute capability (cuda.h's guideline; UNMEASURED).
   void SmParameters(int device, unsigned* min_partition, unsigned* alignment) const
       CUHAL_REQUIRES(st_->mu);
 

@@ -1,10 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // fakecuda's IPC handles, profiler controls, coredump attributes, device resources and green
 // contexts (fakecuda/entry/{ipc,profiler,coredump,resource}_entry.cc). Fake only: the entry points
-// are called directly (cuhal's symbol table has none of them). Each expectation names what it
-// relies on: an answer of the H200 to ci/gpu-probes/misc_probe.cc (the case is named beside it;
-// docs/driver_facts.md, "Miscellaneous: IPC, profiler, coredump, green contexts") or, where said,
-// the fake's own choice.
+// are called directly (cuhal's symbol table has none of them). UNMEASURED: every expectation is
+// what cuda.h documents (or, where said, the fake's own choice), not yet an answer of the H200; the
+// probe case that asks the H200 is named beside each test (ci/gpu-probes/misc_probe.cc;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
 #include <gtest/gtest.h>
 
 #include <cudaProfiler.h>
