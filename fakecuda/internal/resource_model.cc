@@ -107,6 +107,7 @@ bool ResourceModel::ReadResource(const CUdevResource& r, ResourceTag* tag) const
 }
 
 CUresult ResourceModel::DeviceResource(int device, int type, CUdevResource* out) {
+  st_->mu.AssertHeld();
   if (type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
   ResourceTag tag;
   tag.kind = ResourceKind::kDevice;
@@ -118,6 +119,7 @@ CUresult ResourceModel::DeviceResource(int device, int type, CUdevResource* out)
 }
 
 CUresult ResourceModel::ContextResource(const Context& ctx, int type, CUdevResource* out) {
+  st_->mu.AssertHeld();
   if (type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
   if (const GreenContext* g = GreenOfContext(ctx.id); g != nullptr) {
     ResourceTag tag{ResourceKind::kGreen, g->device, g->sm_count, 0};
@@ -129,6 +131,7 @@ CUresult ResourceModel::ContextResource(const Context& ctx, int type, CUdevResou
 }
 
 CUresult ResourceModel::GreenResource(CUgreenCtx green, int type, CUdevResource* out) {
+  st_->mu.AssertHeld();
   CUresult err = CUDA_SUCCESS;
   GreenContext* g = FindGreen(green, &err);
   if (g == nullptr) return err;
@@ -142,6 +145,7 @@ CUresult ResourceModel::GreenResource(CUgreenCtx green, int type, CUdevResource*
 CUresult ResourceModel::Split(CUdevResource* result, unsigned* nb_groups,
                               const CUdevResource* input, CUdevResource* remaining,
                               unsigned flags, unsigned min_count) {
+  st_->mu.AssertHeld();
   if (nb_groups == nullptr || input == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (input->type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
   if ((flags & ~kKnownSplitFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -184,6 +188,7 @@ CUresult ResourceModel::Split(CUdevResource* result, unsigned* nb_groups,
 
 CUresult ResourceModel::GenerateDesc(CUdevResourceDesc* out, const CUdevResource* resources,
                                      unsigned n) {
+  st_->mu.AssertHeld();
   if (out == nullptr || resources == nullptr || n == 0) return CUDA_ERROR_INVALID_VALUE;
   ResourceDesc d;
   for (unsigned i = 0; i < n; ++i) {
@@ -210,6 +215,7 @@ CUgreenCtx ResourceModel::GreenHandle(std::uint64_t id) {
 }
 
 GreenContext* ResourceModel::FindGreen(CUgreenCtx green, CUresult* error) {
+  st_->mu.AssertHeld();
   if (green == nullptr) {
     *error = CUDA_ERROR_INVALID_VALUE;
     return nullptr;
@@ -223,6 +229,7 @@ GreenContext* ResourceModel::FindGreen(CUgreenCtx green, CUresult* error) {
 }
 
 GreenContext* ResourceModel::GreenOfContext(std::uint64_t ctx_id) {
+  st_->mu.AssertHeld();
   return const_cast<GreenContext*>(GreenOfContextConst(ctx_id));
 }
 
@@ -235,6 +242,7 @@ const GreenContext* ResourceModel::GreenOfContextConst(std::uint64_t ctx_id) con
 
 CUresult ResourceModel::CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUdevice dev,
                                     unsigned flags) {
+  st_->mu.AssertHeld();
   if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
   auto it = descs_.find(TaggedId(desc, kDescTag));
@@ -264,6 +272,7 @@ CUresult ResourceModel::CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUd
 }
 
 CUresult ResourceModel::DestroyGreen(CUgreenCtx green) {
+  st_->mu.AssertHeld();
   CUresult err = CUDA_SUCCESS;
   GreenContext* g = FindGreen(green, &err);
   if (g == nullptr) return err;
@@ -284,6 +293,7 @@ CUresult ResourceModel::DestroyGreen(CUgreenCtx green) {
 }
 
 CUresult ResourceModel::RecordEvent(const GreenContext& g, CUevent event) {
+  st_->mu.AssertHeld();
   Event* e = st_->FindEvent(event);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   Context* ctx = st_->contexts().Find(g.ctx_id);
@@ -311,6 +321,7 @@ CUresult ResourceModel::RecordEvent(const GreenContext& g, CUevent event) {
 }
 
 CUresult ResourceModel::WaitEvent(const GreenContext& g, CUevent event) {
+  st_->mu.AssertHeld();
   Event* e = st_->FindEvent(event);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (st_->contexts().Find(g.ctx_id) == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
@@ -337,12 +348,14 @@ CUresult ResourceModel::WaitEvent(const GreenContext& g, CUevent event) {
 }
 
 void ResourceModel::CountLive(Inventory* inv) const {
+  st_->mu.AssertHeld();
   inv->green_contexts += static_cast<int>(greens_.size());
   // Each green context's retain of its primary context is counted as the green context.
   inv->primary_retains = std::max(0, inv->primary_retains - static_cast<int>(greens_.size()));
 }
 
 std::string ResourceModel::Describe() const {
+  st_->mu.AssertHeld();
   std::ostringstream os;
   for (const auto& [id, g] : greens_) {
     os << "green context " << id << " on device " << g.device << " (" << g.sm_count

@@ -67,8 +67,9 @@ struct GreenContext {
 };
 
 // Ownership: one per DriverState, created on first use (DriverState::resources()).
-// Thread-safety: none of its own; every use is under DriverState::mu (methods take the state,
-// whose accessors require it). Stream ordering: cuGreenCtxRecordEvent records after all work
+// Thread-safety: none of its own; every method requires DriverState::mu held: the public ones,
+// reached only through DriverState::resources() (which requires it), assert it for the analysis,
+// as VmmModel's do. Stream ordering: cuGreenCtxRecordEvent records after all work
 // queued so far on the green context's streams; cuGreenCtxWaitEvent makes each of its streams
 // (those live at the call) wait for the event's last record.
 class ResourceModel {
@@ -78,39 +79,34 @@ class ResourceModel {
   ResourceModel& operator=(const ResourceModel&) = delete;  // ditto
 
   // The SM resource of `device` (an ordinal already validated).
-  CUresult DeviceResource(int device, int type, CUdevResource* out) CUHAL_REQUIRES(st_->mu);
+  CUresult DeviceResource(int device, int type, CUdevResource* out);
   // The SM resource of a live context (a converted green context's: the green context's).
-  CUresult ContextResource(const Context& ctx, int type, CUdevResource* out)
-      CUHAL_REQUIRES(st_->mu);
-  CUresult GreenResource(CUgreenCtx green, int type, CUdevResource* out) CUHAL_REQUIRES(st_->mu);
+  CUresult ContextResource(const Context& ctx, int type, CUdevResource* out);
+  CUresult GreenResource(CUgreenCtx green, int type, CUdevResource* out);
   CUresult Split(CUdevResource* result, unsigned* nb_groups, const CUdevResource* input,
-                 CUdevResource* remaining, unsigned flags, unsigned min_count)
-      CUHAL_REQUIRES(st_->mu);
-  CUresult GenerateDesc(CUdevResourceDesc* out, const CUdevResource* resources, unsigned n)
-      CUHAL_REQUIRES(st_->mu);
+                 CUdevResource* remaining, unsigned flags, unsigned min_count);
+  CUresult GenerateDesc(CUdevResourceDesc* out, const CUdevResource* resources, unsigned n);
 
-  CUresult CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUdevice dev, unsigned flags)
-      CUHAL_REQUIRES(st_->mu);
-  CUresult DestroyGreen(CUgreenCtx green) CUHAL_REQUIRES(st_->mu);
+  CUresult CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUdevice dev, unsigned flags);
+  CUresult DestroyGreen(CUgreenCtx green);
   // The live green context of a handle, or null; *error says why not (CUDA_ERROR_INVALID_VALUE
   // for null, CUDA_ERROR_CONTEXT_IS_DESTROYED for a destroyed one, CUDA_ERROR_INVALID_CONTEXT
   // otherwise).
-  GreenContext* FindGreen(CUgreenCtx green, CUresult* error) CUHAL_REQUIRES(st_->mu);
+  GreenContext* FindGreen(CUgreenCtx green, CUresult* error);
   // The green context whose converted context is `ctx_id`, or null.
-  GreenContext* GreenOfContext(std::uint64_t ctx_id) CUHAL_REQUIRES(st_->mu);
-  const GreenContext* GreenOfContextConst(std::uint64_t ctx_id) const CUHAL_REQUIRES(st_->mu);
+  GreenContext* GreenOfContext(std::uint64_t ctx_id);
+  const GreenContext* GreenOfContextConst(std::uint64_t ctx_id) const;
   static CUgreenCtx GreenHandle(std::uint64_t id);
 
-  CUresult RecordEvent(const GreenContext& g, CUevent event) CUHAL_REQUIRES(st_->mu);
-  CUresult WaitEvent(const GreenContext& g, CUevent event) CUHAL_REQUIRES(st_->mu);
+  CUresult RecordEvent(const GreenContext& g, CUevent event);
+  CUresult WaitEvent(const GreenContext& g, CUevent event);
 
   // The SM partition parameters of `device`: minimum partition size and co-scheduling
   // alignment, by compute capability (cuda.h's guideline; UNMEASURED).
-  void SmParameters(int device, unsigned* min_partition, unsigned* alignment) const
-      CUHAL_REQUIRES(st_->mu);
+  void SmParameters(int device, unsigned* min_partition, unsigned* alignment) const;
 
-  void CountLive(Inventory* inv) const CUHAL_REQUIRES(st_->mu);
-  std::string Describe() const CUHAL_REQUIRES(st_->mu);
+  void CountLive(Inventory* inv) const;
+  std::string Describe() const;
 
  private:
   void WriteResource(const ResourceTag& tag, CUdevResource* out) const CUHAL_REQUIRES(st_->mu);
