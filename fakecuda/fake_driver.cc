@@ -43,6 +43,7 @@ std::string Inventory::ToString() const {
   add(vmm_reservations, "VMM reservation(s)");
   add(vmm_mappings, "VMM mapping(s)");
   add(arrays, "CUDA array(s)");
+  add(green_contexts, "green context(s)");
   return os.tellp() > 0 ? os.str() : "none";
 }
 

@@ -711,6 +711,7 @@ std::string ValueText(int attr, const unsigned char* buf, size_t size) {
   if (attr == CU_COREDUMP_FILE || attr == CU_COREDUMP_PIPE) {
     size_t len = strnlen(reinterpret_cast<const char*>(buf), size);
     std::string g = len < size ? Generic(reinterpret_cast<const char*>(buf)) : std::string("(unterminated)");
+    if (g.size() > 64) g = g.substr(0, 16) + "...";
     snprintf(t, sizeof t, "\"%s\" (length %zu)", g.c_str(), len);
     return t;
   }
@@ -1350,7 +1351,9 @@ int CaseGreenStreams() {
   R(cuGreenCtxStreamCreate(&sx, gc, 2, 0));
   R(cuGreenCtxStreamCreate(&sx, gc, CU_STREAM_NON_BLOCKING | 2, 0));
   int lo = 0, hi = 0;
-  cuCtxGetStreamPriorityRange(&lo, &hi);
+  cuCtxSetCurrent(primary);
+  R(cuCtxGetStreamPriorityRange(&lo, &hi));
+  cuCtxSetCurrent(nullptr);
   CUstream sp = nullptr;
   R(cuGreenCtxStreamCreate(&sp, gc, CU_STREAM_NON_BLOCKING, -100));
   int prio = 77;
@@ -1417,6 +1420,20 @@ int CaseGreenStreams() {
   R(cuStreamSynchronize(s));
   Say("green stream memset+copy: all bytes 0x3c = %s", YesNo(AllBytes(host.data(), host.size(), 0x3c)));
   R(cuStreamQuery(s));
+  // The same with the converted context current, then with the primary one current.
+  for (int pass = 0; pass < 2; ++pass) {
+    const char* who = pass == 0 ? "converted context current" : "primary context current";
+    R(cuCtxSetCurrent(pass == 0 ? c : primary));
+    const unsigned char v = static_cast<unsigned char>(0x51 + pass);
+    CUresult m = cuMemsetD8Async(a, v, 1 << 20, s);
+    CUresult k = cuMemcpyDtoDAsync(b2, a, 1 << 20, s);
+    std::fill(host.begin(), host.end(), 0);
+    CUresult h = cuMemcpyDtoHAsync(host.data(), b2, host.size(), s);
+    CUresult y = cuStreamSynchronize(s);
+    Say("green stream, %s: memset %s, copy %s, read %s, sync %s, all bytes 0x%02x = %s", who, Name(m),
+        Name(k), Name(h), Name(y), v, YesNo(AllBytes(host.data(), host.size(), v)));
+  }
+  R(cuCtxSetCurrent(nullptr));
   // Events.
   CUevent e = nullptr;
   R(cuCtxSetCurrent(primary));

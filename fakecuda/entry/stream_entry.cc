@@ -6,6 +6,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/resource_model.h"
 #include "fakecuda/race/race_detector.h"
 
 using fakecuda::Context;
@@ -189,16 +190,24 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) try {
 }
 
 // CUDA 12.5's form (cuGetProcAddress hands it out for "cuStreamGetCtx" from 12050): the stream's
-// context in *pCtx and its green context in *pGreenCtx, always NULL here (the fake has no green
-// contexts). Either output may be NULL, not both. Counted under the plain name.
+// context in *pCtx and its green context in *pGreenCtx (NULL for a regular context). For a stream
+// of a green context (fakecuda/internal/resource_model.h), cuda.h says *pCtx is the primary
+// context of its device. Either output may be NULL, not both. Counted under the plain name.
 CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) try {
   FAKECUDA_ENTER(cuStreamGetCtx)
   if (pCtx == nullptr && pGreenCtx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
   if (s == nullptr) return err;
-  if (pCtx != nullptr) *pCtx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, s->ctx_id);
-  if (pGreenCtx != nullptr) *pGreenCtx = nullptr;
+  const fakecuda::GreenContext* green = st->resources().GreenOfContext(s->ctx_id);
+  if (pCtx != nullptr) {
+    const std::uint64_t id =
+        green != nullptr ? st->device(green->device).primary_ctx_id : s->ctx_id;
+    *pCtx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, id);
+  }
+  if (pGreenCtx != nullptr) {
+    *pGreenCtx = green != nullptr ? fakecuda::ResourceModel::GreenHandle(green->id) : nullptr;
+  }
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamGetCtx_v2");

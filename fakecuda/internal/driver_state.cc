@@ -13,6 +13,8 @@
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/vmm_model.h"
+#include "fakecuda/internal/coredump_model.h"
+#include "fakecuda/internal/resource_model.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/virtual_clock.h"
@@ -58,6 +60,16 @@ VmmModel& DriverState::vmm() {
 ArrayModel& DriverState::arrays() {
   if (arrays_ == nullptr) arrays_ = std::make_unique<ArrayModel>(this);
   return *arrays_;
+}
+
+CoredumpModel& DriverState::coredump() {
+  if (coredump_ == nullptr) coredump_ = std::make_unique<CoredumpModel>();
+  return *coredump_;
+}
+
+ResourceModel& DriverState::resources() {
+  if (resources_ == nullptr) resources_ = std::make_unique<ResourceModel>(this);
+  return *resources_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -176,12 +188,16 @@ void DriverState::TeardownContext(std::uint64_t ctx_id) {
     if (a.ctx_id == ctx_id && a.type != MemoryType::kPool) doomed.push_back(base);
   }
   for (std::uintptr_t base : doomed) ReleaseAllocation(base);
+  if (coredump_ != nullptr) coredump_->OnContextTeardown(ctx_id);
 }
 
 Inventory DriverState::CountLive() const {
   Inventory inv;
   for (const auto& [id, c] : contexts_.all()) {
-    if (!c->primary) ++inv.contexts;
+    // A green context's converted context is counted as the green context (ResourceModel).
+    if (!c->primary && (resources_ == nullptr || resources_->GreenOfContextConst(id) == nullptr)) {
+      ++inv.contexts;
+    }
   }
   for (const Device& d : contexts_.devices()) inv.primary_retains += d.primary_refcount;
   for (const auto& [id, s] : streams_.streams()) {
@@ -203,13 +219,16 @@ Inventory DriverState::CountLive() const {
   if (graphs_ != nullptr) graphs_->CountLive(&inv);
   if (vmm_ != nullptr) vmm_->CountLive(&inv);
   if (arrays_ != nullptr) arrays_->CountLive(&inv);
+  if (resources_ != nullptr) resources_->CountLive(&inv);
   return inv;
 }
 
 std::string DriverState::DescribeLive() const {
   std::ostringstream os;
   for (const auto& [id, c] : contexts_.all()) {
-    if (!c->primary) os << "context " << id << " on device " << c->device << " (cuCtxCreate)\n";
+    if (!c->primary && (resources_ == nullptr || resources_->GreenOfContextConst(id) == nullptr)) {
+      os << "context " << id << " on device " << c->device << " (cuCtxCreate)\n";
+    }
   }
   for (const Device& d : contexts_.devices()) {
     if (d.primary_refcount > 0) {
@@ -234,6 +253,7 @@ std::string DriverState::DescribeLive() const {
   if (graphs_ != nullptr) os << graphs_->Describe();
   if (vmm_ != nullptr) os << vmm_->Describe();
   if (arrays_ != nullptr) os << arrays_->Describe();
+  if (resources_ != nullptr) os << resources_->Describe();
   return os.str();
 }
 

@@ -16,6 +16,9 @@
 //   - vmm()       VmmModel: virtual memory management, physical allocations, reservations and
 //                 mappings (fakecuda/internal/vmm_model.h);
 //   - arrays()    ArrayModel: CUDA arrays (fakecuda/internal/array_model.h).
+//   - coredump()  CoredumpModel: GPU coredump settings (fakecuda/internal/coredump_model.h);
+//   - resources() ResourceModel: device resources, descriptors, green contexts
+//                 (fakecuda/internal/resource_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -97,6 +100,8 @@ class ModuleModel;  // fakecuda/internal/module_model.h
 class GraphModel;   // fakecuda/internal/graph_model.h
 class VmmModel;     // fakecuda/internal/vmm_model.h
 class ArrayModel;   // fakecuda/internal/array_model.h
+class CoredumpModel;  // fakecuda/internal/coredump_model.h
+class ResourceModel;  // fakecuda/internal/resource_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
@@ -153,6 +158,10 @@ class DriverState {
   const VmmModel* vmm_if_used() const CUHAL_REQUIRES(mu) { return vmm_.get(); }
   // CUDA arrays (cuArrayCreate, cuArray3DCreate, ...).
   ArrayModel& arrays() CUHAL_REQUIRES(mu);
+  // GPU coredump settings.
+  CoredumpModel& coredump() CUHAL_REQUIRES(mu);
+  // Device resources and green contexts.
+  ResourceModel& resources() CUHAL_REQUIRES(mu);
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -298,6 +307,8 @@ class DriverState {
   std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<VmmModel> vmm_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ArrayModel> arrays_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<CoredumpModel> coredump_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);

@@ -1,0 +1,457 @@
+// Copyright 2026 The cuhal Authors.
+// fakecuda's IPC handles, profiler controls, coredump attributes, device resources and green
+// contexts (fakecuda/entry/{ipc,profiler,coredump,resource}_entry.cc). Fake only: the entry points
+// are called directly (cuhal's symbol table has none of them). UNMEASURED: every expectation is
+// what cuda.h documents (or, where said, the fake's own choice), not yet an answer of the H200; the
+// probe case that asks the H200 is named beside each test (ci/gpu-probes/misc_probe.cc;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+#include <gtest/gtest.h>
+
+#include <cudaProfiler.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/ipc_model.h"
+#include "tests/fakecuda/fake_fixture.h"
+
+namespace cuhal::testing {
+namespace {
+
+bool AllBytes(const void* p, size_t n, unsigned char v) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) {
+    if (b[i] != v) return false;
+  }
+  return true;
+}
+
+// A fresh fake with the primary context of device 0 current.
+class MiscTest : public FakeDriverTest {
+ protected:
+  void SetUp() override {
+    FakeDriverTest::SetUp();
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+    ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary_, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
+  }
+  void TearDown() override {
+    cuCtxSetCurrent(nullptr);
+    if (primary_ != nullptr) {
+      EXPECT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+    }
+    EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
+    FakeDriverTest::TearDown();
+  }
+  CUcontext primary_ = nullptr;
+};
+
+// --- IPC ---
+
+using IpcTest = MiscTest;
+
+TEST_F(IpcTest, MemHandleOfCuMemAllocIsStableAndPerAllocation) {  // probe ipc:mem
+  CUdeviceptr a = 0, b = 0;
+  ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&b, 4096), CUDA_SUCCESS);
+  CUipcMemHandle h1, h2, h3;
+  std::memset(&h1, 0, sizeof h1);
+  std::memset(&h2, 0x77, sizeof h2);
+  ASSERT_EQ(cuIpcGetMemHandle(&h1, a), CUDA_SUCCESS);
+  EXPECT_FALSE(AllBytes(&h1, sizeof h1, 0));
+  ASSERT_EQ(cuIpcGetMemHandle(&h2, a), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
+  ASSERT_EQ(cuIpcGetMemHandle(&h3, b), CUDA_SUCCESS);
+  EXPECT_NE(std::memcmp(&h1, &h3, sizeof h1), 0);
+  EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(b), CUDA_SUCCESS);
+}
+
+TEST_F(IpcTest, MemHandleRefusesInteriorFreedAndNonDeviceMemory) {  // probes ipc:mem, ipc:kinds
+  CUdeviceptr a = 0;
+  ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
+  CUipcMemHandle h;
+  std::memset(&h, 0x77, sizeof h);
+  EXPECT_EQ(cuIpcGetMemHandle(&h, a + 4096), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcGetMemHandle(&h, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcGetMemHandle(nullptr, a), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(AllBytes(&h, sizeof h, 0x77)) << "a failed export leaves the handle alone";
+  void* host = nullptr;
+  ASSERT_EQ(cuMemAllocHost(&host, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcGetMemHandle(&h, reinterpret_cast<CUdeviceptr>(host)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemFreeHost(host), CUDA_SUCCESS);
+  CUdeviceptr managed = 0;
+  ASSERT_EQ(cuMemAllocManaged(&managed, 4096, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcGetMemHandle(&h, managed), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemFree(managed), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcGetMemHandle(&h, a), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {  // probe ipc:mem
+  CUdeviceptr a = 0;
+  ASSERT_EQ(cuMemAlloc(&a, 4096), CUDA_SUCCESS);
+  CUipcMemHandle h;
+  ASSERT_EQ(cuIpcGetMemHandle(&h, a), CUDA_SUCCESS);
+  CUdeviceptr opened = 77;
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(opened, 77u);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcOpenMemHandle(nullptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_VALUE);
+  CUipcMemHandle junk;
+  std::memset(&junk, 0x5a, sizeof junk);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcCloseMemHandle(a), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+}
+
+// The fake's own answer (fakecuda/internal/ipc_model.h): a handle of another process cannot be
+// opened, since the fake's device memory is per process.
+TEST_F(IpcTest, HandleOfAnotherProcessIsNotSupported) {
+  fakecuda::IpcHandleBits bits;
+  bits.kind = fakecuda::IpcKind::kMemory;
+  bits.pid = fakecuda::CurrentPid() + 1;
+  bits.object_id = 42;
+  bits.base = 0x1000;
+  bits.size = 4096;
+  CUipcMemHandle h;
+  fakecuda::EncodeIpcHandle(bits, h.reserved);
+  CUdeviceptr opened = 77;
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(opened, 77u);
+  bits.kind = fakecuda::IpcKind::kEvent;
+  CUipcEventHandle eh;
+  fakecuda::EncodeIpcHandle(bits, eh.reserved);
+  CUevent e = nullptr;
+  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(e, nullptr);
+  // A memory handle is not an event handle.
+  std::memcpy(eh.reserved, h.reserved, sizeof eh.reserved);
+  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {  // probe ipc:event
+  CUevent plain = nullptr, ipc = nullptr;
+  ASSERT_EQ(cuEventCreate(&plain, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&ipc, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  CUipcEventHandle h1, h2;
+  std::memset(&h1, 0x77, sizeof h1);
+  EXPECT_EQ(cuIpcGetEventHandle(&h1, plain), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(AllBytes(&h1, sizeof h1, 0x77));
+  ASSERT_EQ(cuIpcGetEventHandle(&h1, ipc), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
+  EXPECT_EQ(cuIpcGetEventHandle(nullptr, ipc), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUevent opened = nullptr;
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, h1), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cuEventDestroy(plain), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventDestroy(ipc), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_ERROR_INVALID_HANDLE);
+}
+
+// --- profiler ---
+
+using ProfilerTest = MiscTest;
+
+TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {  // probes profiler:*
+  EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStop(), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStop(), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// --- coredump attributes ---
+
+using CoredumpTest = MiscTest;
+
+std::string GetString(CUresult (*get)(CUcoredumpSettings, void*, size_t*), CUcoredumpSettings a) {
+  char buf[1024] = {0};
+  size_t size = sizeof buf;
+  EXPECT_EQ(get(a, buf, &size), CUDA_SUCCESS);
+  return buf;
+}
+
+TEST_F(CoredumpTest, DefaultsAndSizes) {  // probe coredump:global
+  size_t size = 0;
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(size, 1u);
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  bool v = true;
+  size = 1;
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+            CUDA_SUCCESS);
+  EXPECT_FALSE(v);
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &v, &size), CUDA_SUCCESS);
+  EXPECT_TRUE(v);
+  const std::string file = GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE);
+  EXPECT_EQ(file.rfind("core.cuda.", 0), 0u) << file;
+  EXPECT_NE(file.find("." + std::to_string(getpid())), std::string::npos) << file;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(static_cast<CUcoredumpSettings>(0), nullptr, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_MAX, nullptr, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(CoredumpTest, SetThenGetAndTheContextInheritsGlobalSettings) {  // coredump:global, :mixed
+  const char path[] = "/tmp/fakecuda_core";
+  size_t size = sizeof path;
+  ASSERT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(path), &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), path);
+  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), path);
+  bool on = true;
+  size = 1;
+  ASSERT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &on, &size), CUDA_SUCCESS);
+  bool v = false;
+  ASSERT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size), CUDA_SUCCESS);
+  EXPECT_TRUE(v);
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+            CUDA_SUCCESS);
+  EXPECT_FALSE(v) << "a context's setting is its own";
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+            CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// --- device resources and green contexts ---
+
+using GreenCtxTest = MiscTest;
+
+CUdevResource DeviceSm() {
+  CUdevResource r;
+  std::memset(&r, 0, sizeof r);
+  EXPECT_EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  return r;
+}
+
+TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {  // probe green:resource
+  int sms = 0;
+  ASSERT_EQ(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
+  const CUdevResource r = DeviceSm();
+  EXPECT_EQ(r.type, CU_DEV_RESOURCE_TYPE_SM);
+  EXPECT_EQ(static_cast<int>(r.sm.smCount), sms);
+  EXPECT_EQ(r.sm.minSmPartitionSize, 8u);
+  EXPECT_EQ(r.sm.smCoscheduledAlignment, 8u);
+  CUdevResource x;
+  std::memset(&x, 0x77, sizeof x);
+  EXPECT_EQ(cuDeviceGetDevResource(0, &x, static_cast<CUdevResourceType>(2)),
+            CUDA_ERROR_INVALID_RESOURCE_TYPE);
+  EXPECT_TRUE(AllBytes(&x, sizeof x, 0x77));
+  EXPECT_EQ(cuDeviceGetDevResource(-1, &x, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_VALUE);
+  CUdevResource c;
+  ASSERT_EQ(cuCtxGetDevResource(primary_, &c, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  EXPECT_EQ(c.sm.smCount, r.sm.smCount);
+}
+
+TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {  // probe green:split
+  const CUdevResource dev = DeviceSm();
+  unsigned n = 0;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, 0, 9), CUDA_SUCCESS);
+  EXPECT_EQ(n, 8u);  // 132 SMs in groups of 16
+  std::vector<CUdevResource> groups(n);
+  CUdevResource rem;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, &rem, 0, 9), CUDA_SUCCESS);
+  EXPECT_EQ(n, 8u);
+  EXPECT_EQ(groups[0].sm.smCount, 16u);
+  EXPECT_EQ(rem.sm.smCount, 4u);
+  n = 2;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, 1000),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), nullptr, &dev, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_VALUE);
+  // A resource the driver did not write is refused.
+  CUdevResource forged;
+  std::memset(&forged, 0, sizeof forged);
+  forged.type = CU_DEV_RESOURCE_TYPE_SM;
+  forged.sm = dev.sm;
+  n = 2;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &forged, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(GreenCtxTest, DescriptorTakesResourcesOfOneSplitOnly) {  // probe green:desc
+  const CUdevResource dev = DeviceSm();
+  CUdevResource a[2], b[2];
+  unsigned n = 2, m = 2;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(a, &n, &dev, nullptr, 0, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevSmResourceSplitByCount(b, &m, &dev, nullptr, 0, 16), CUDA_SUCCESS);
+  CUdevResourceDesc d = nullptr;
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 2), CUDA_SUCCESS);
+  CUdevResource cross[2] = {a[0], b[1]};
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, cross, 2), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  EXPECT_EQ(cuDevResourceGenerateDesc(nullptr, a, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+// Makes a green context of one group of `min_count` SMs.
+CUgreenCtx MakeGreen(unsigned min_count) {
+  const CUdevResource dev = DeviceSm();
+  CUdevResource g[1];
+  unsigned n = 1;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(g, &n, &dev, nullptr, 0, min_count), CUDA_SUCCESS);
+  CUdevResourceDesc d = nullptr;
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, g, 1), CUDA_SUCCESS);
+  CUgreenCtx green = nullptr;
+  EXPECT_EQ(cuGreenCtxCreate(&green, d, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+  return green;
+}
+
+TEST_F(GreenCtxTest, CreateConvertQueryDestroy) {  // probe green:ctx
+  const CUdevResource dev = DeviceSm();
+  CUdevResource g[1];
+  unsigned n = 1;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(g, &n, &dev, nullptr, 0, 16), CUDA_SUCCESS);
+  CUdevResourceDesc d = nullptr;
+  ASSERT_EQ(cuDevResourceGenerateDesc(&d, g, 1), CUDA_SUCCESS);
+  CUgreenCtx green = nullptr;
+  EXPECT_EQ(cuGreenCtxCreate(&green, d, 0, 0), CUDA_ERROR_INVALID_VALUE)
+      << "CU_GREEN_CTX_DEFAULT_STREAM is required";
+  ASSERT_EQ(cuGreenCtxCreate(&green, d, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().green_contexts, 1);
+  EXPECT_NE(fake().LeakReport().find("green context"), std::string::npos);
+  CUdevResource r;
+  ASSERT_EQ(cuGreenCtxGetDevResource(green, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  EXPECT_EQ(r.sm.smCount, 16u);
+  CUcontext c = nullptr;
+  ASSERT_EQ(cuCtxFromGreenCtx(&c, green), CUDA_SUCCESS);
+  EXPECT_NE(c, primary_);
+  ASSERT_EQ(cuCtxGetDevResource(c, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  EXPECT_EQ(r.sm.smCount, 16u);
+  unsigned long long id = 0;
+  EXPECT_EQ(cuGreenCtxGetId(green, &id), CUDA_SUCCESS);
+  EXPECT_NE(id, 0u);
+  ASSERT_EQ(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+  EXPECT_EQ(cuGreenCtxDestroy(green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(cuCtxFromGreenCtx(&c, green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(cuGreenCtxGetId(green, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGreenCtxDestroy(reinterpret_cast<CUgreenCtx>(0x5a5a5a5a0000ull)),
+            CUDA_ERROR_INVALID_CONTEXT);
+}
+
+TEST_F(GreenCtxTest, GreenStreamRunsWorkAndRecordEventWaitsForIt) {  // probe green:streams
+  CUgreenCtx green = MakeGreen(16);
+  ASSERT_NE(green, nullptr);
+  CUcontext c = nullptr;
+  ASSERT_EQ(cuCtxFromGreenCtx(&c, green), CUDA_SUCCESS);
+  CUstream s = nullptr;
+  EXPECT_EQ(cuGreenCtxStreamCreate(&s, green, 0, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGreenCtxStreamCreate(&s, green, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
+  CUgreenCtx back = nullptr;
+  ASSERT_EQ(cuStreamGetGreenCtx(s, &back), CUDA_SUCCESS);
+  EXPECT_EQ(back, green);
+  // cuda.h: cuStreamGetCtx_v2 gives the green context and the device's primary context.
+  CUcontext sc = nullptr;
+  back = nullptr;
+  ASSERT_EQ(cuStreamGetCtx_v2(s, &sc, &back), CUDA_SUCCESS);
+  EXPECT_EQ(back, green);
+  EXPECT_EQ(sc, primary_);
+  CUdeviceptr a = 0, b = 0;
+  ASSERT_EQ(cuMemAlloc(&a, 1 << 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&b, 1 << 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(c), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8Async(a, 0x3c, 1 << 16, s), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoDAsync(b, a, 1 << 16, s), CUDA_SUCCESS);
+  CUevent e = nullptr;
+  ASSERT_EQ(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(cuGreenCtxRecordEvent(green, e), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventSynchronize(e), CUDA_SUCCESS);
+  std::vector<unsigned char> host(1 << 16, 0);
+  ASSERT_EQ(cuStreamSynchronize(s), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH(host.data(), b, host.size()), CUDA_SUCCESS);
+  EXPECT_TRUE(AllBytes(host.data(), host.size(), 0x3c));
+  EXPECT_EQ(cuGreenCtxWaitEvent(green, e), CUDA_SUCCESS);
+  EXPECT_EQ(cuGreenCtxRecordEvent(green, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuEventDestroy(e), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamDestroy(s), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(b), CUDA_SUCCESS);
+  EXPECT_EQ(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+}
+
+TEST_F(GreenCtxTest, DestroyReleasesThePrimaryRetainAndTheStreams) {  // probe green:ctx
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  primary_ = nullptr;
+  unsigned flags = 0;
+  int active = -1;
+  ASSERT_EQ(cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(active, 0);
+  CUgreenCtx green = MakeGreen(8);
+  ASSERT_EQ(cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(active, 1) << "a green context retains the primary context";
+  CUstream s = nullptr;
+  ASSERT_EQ(cuGreenCtxStreamCreate(&s, green, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
+  EXPECT_EQ(active, 0);
+  EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
+}
+
+// Before cuInit every entry point answers CUDA_ERROR_NOT_INITIALIZED (probe noinit).
+TEST(MiscNoInitTest, EveryEntryPointAnswersNotInitialized) {
+  fakecuda::ScopedDriver driver;  // installed, cuInit not called
+  ASSERT_TRUE(driver.ok());
+  CUipcMemHandle mh;
+  std::memset(&mh, 0, sizeof mh);
+  CUipcEventHandle eh;
+  std::memset(&eh, 0, sizeof eh);
+  CUdeviceptr p = 0;
+  CUevent e = nullptr;
+  CUdevResource r;
+  unsigned n = 0;
+  CUdevResourceDesc d = nullptr;
+  CUgreenCtx g = nullptr;
+  CUcontext c = nullptr;
+  CUstream s = nullptr;
+  unsigned long long id = 0;
+  size_t size = 0;
+  EXPECT_EQ(cuIpcGetMemHandle(&mh, 0), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuIpcOpenMemHandle(&p, mh, 1), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuIpcCloseMemHandle(0), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuIpcGetEventHandle(&eh, nullptr), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
+            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
+            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM),
+            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &r, nullptr, 0, 8),
+            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, &r, 1), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxCreate(&g, nullptr, 0, 1), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCtxFromGreenCtx(&c, nullptr), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxRecordEvent(nullptr, nullptr), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxWaitEvent(nullptr, nullptr), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxStreamCreate(&s, nullptr, 1, 0), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuGreenCtxGetId(nullptr, &id), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuStreamGetGreenCtx(nullptr, &g), CUDA_ERROR_NOT_INITIALIZED);
+}
+
+}  // namespace
+}  // namespace cuhal::testing
