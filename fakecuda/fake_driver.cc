@@ -42,6 +42,7 @@ std::string Inventory::ToString() const {
   add(vmm_allocations, "VMM allocation(s)");
   add(vmm_reservations, "VMM reservation(s)");
   add(vmm_mappings, "VMM mapping(s)");
+  add(libraries, "library(ies)");
   return os.tellp() > 0 ? os.str() : "none";
 }
 

@@ -72,11 +72,13 @@ struct Inventory {
   int vmm_allocations = 0;   // cuMemCreate/import handles whose memory is not gone
   int vmm_reservations = 0;  // cuMemAddressReserve ranges not freed
   int vmm_mappings = 0;      // cuMemMap mappings not unmapped
+  int libraries = 0;         // cuLibraryLoadData/cuLibraryLoadFromFile libraries not unloaded
 
   int Total() const {
     return contexts + primary_retains + streams + events + device_allocations + host_allocations +
            host_registrations + managed_allocations + pools + pool_allocations + modules +
-           graphs + graph_execs + vmm_allocations + vmm_reservations + vmm_mappings;
+           graphs + graph_execs + vmm_allocations + vmm_reservations + vmm_mappings +
+           libraries;
   }
   // "2 streams, 1 event" or "none".
   std::string ToString() const;

@@ -10,6 +10,7 @@
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/graph_model.h"
+#include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/vmm_model.h"
 #include "fakecuda/internal/thread_state.h"
@@ -52,6 +53,11 @@ ModuleModel& DriverState::modules() {
 VmmModel& DriverState::vmm() {
   if (vmm_ == nullptr) vmm_ = std::make_unique<VmmModel>(this);
   return *vmm_;
+}
+
+LibraryModel& DriverState::libraries() {
+  if (libraries_ == nullptr) libraries_ = std::make_unique<LibraryModel>();
+  return *libraries_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -195,6 +201,7 @@ Inventory DriverState::CountLive() const {
   ModulesCountLive(*this, &inv);
   if (graphs_ != nullptr) graphs_->CountLive(&inv);
   if (vmm_ != nullptr) vmm_->CountLive(&inv);
+  if (libraries_ != nullptr) libraries_->CountLive(&inv);
   return inv;
 }
 
@@ -225,6 +232,7 @@ std::string DriverState::DescribeLive() const {
   os << ModulesDescribe(*this);
   if (graphs_ != nullptr) os << graphs_->Describe();
   if (vmm_ != nullptr) os << vmm_->Describe();
+  if (libraries_ != nullptr) os << libraries_->Describe();
   return os.str();
 }
 

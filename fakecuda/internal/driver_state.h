@@ -14,7 +14,9 @@
 //   - modules()   ModuleModel: modules, functions (fakecuda/internal/module_model.h);
 //   - graphs()    GraphModel: graphs, nodes, executable graphs (fakecuda/internal/graph_model.h);
 //   - vmm()       VmmModel: virtual memory management, physical allocations, reservations and
-//                 mappings (fakecuda/internal/vmm_model.h).
+//                 mappings (fakecuda/internal/vmm_model.h);
+//   - libraries() LibraryModel: context-independent libraries and their kernels
+//                 (fakecuda/internal/library_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -83,6 +85,8 @@ enum class HandleKind : std::uint64_t {
   kGraph = 7,       // fakecuda/internal/graph_model.h
   kGraphNode = 8,
   kGraphExec = 9,
+  kLibrary = 10,  // fakecuda/internal/library_model.h
+  kKernel = 11,
 };
 
 struct Context;
@@ -94,6 +98,7 @@ class PoolModel;    // fakecuda/internal/mem_pool.h
 class ModuleModel;  // fakecuda/internal/module_model.h
 class GraphModel;   // fakecuda/internal/graph_model.h
 class VmmModel;     // fakecuda/internal/vmm_model.h
+class LibraryModel;  // fakecuda/internal/library_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
@@ -148,6 +153,9 @@ class DriverState {
   VmmModel& vmm() CUHAL_REQUIRES(mu);
   // The VMM model when some VMM call has been made, else null.
   const VmmModel* vmm_if_used() const CUHAL_REQUIRES(mu) { return vmm_.get(); }
+  // Libraries and their kernels (cuLibraryLoadData, ...).
+  LibraryModel& libraries() CUHAL_REQUIRES(mu);
+  const LibraryModel* libraries_if_used() const CUHAL_REQUIRES(mu) { return libraries_.get(); }
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -292,6 +300,7 @@ class DriverState {
   std::unique_ptr<ModuleModel> modules_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<GraphModel> graphs_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<VmmModel> vmm_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<LibraryModel> libraries_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);
