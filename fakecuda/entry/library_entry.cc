@@ -1,8 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: libraries (cuLibrary*), their kernels (cuKernel*) and function introspection
 // (cuFuncGetName, cuFuncGetParamInfo, cuFuncGetModule, cuFuncIsLoaded, cuFuncLoad,
-// cuFuncSetCacheConfig, cuModuleGetLoadingMode). The model is fakecuda/internal/library_model.h;
+// cuFuncSetCacheConfig, cuModuleGetLoadingMode, cuModuleGetFunctionCount,
+// cuModuleEnumerateFunctions). The model is fakecuda/internal/library_model.h;
 // a library's load into a context is a module of fakecuda/internal/module_model.h.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <sys/stat.h>
 
 #include "fakecuda/entry/entry.h"
@@ -422,6 +425,35 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) try
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuFuncSetCacheConfig");
+}
+
+CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) try {
+  FAKECUDA_ENTER(cuModuleGetFunctionCount)
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  ModuleState* m = fakecuda::Modules(st).FindModule(mod);
+  if (m == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  *count = static_cast<unsigned>(m->functions.size());
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleGetFunctionCount");
+}
+
+CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunctions,
+                                            CUmodule mod) try {
+  FAKECUDA_ENTER(cuModuleEnumerateFunctions)
+  if (functions == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  ModuleState* m = fakecuda::Modules(st).FindModule(mod);
+  if (m == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // The image's order: a module's functions get increasing ids in that order when it loads.
+  std::vector<std::uint64_t> ids;
+  for (const auto& [name, id] : m->functions) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::size_t i = 0; i < ids.size() && i < numFunctions; ++i) {
+    functions[i] = fakecuda::EncodeHandle<CUfunction>(HandleKind::kFunction, ids[i]);
+  }
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuModuleEnumerateFunctions");
 }
 
 CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) try {
