@@ -104,6 +104,13 @@ CUresult GetGlobal(DriverState* st, CUdeviceptr* dptr, size_t* bytes, CUlibrary 
     if (g.name == name && g.managed == managed) found = true;
   }
   if (!found) return CUDA_ERROR_NOT_FOUND;
+  // A managed variable exists once the library is loaded into some context, and is the same
+  // in all of them; before that, the current context loads it.
+  if (auto m = lib->managed.find(std::string_view(name)); managed && m != lib->managed.end()) {
+    if (dptr != nullptr) *dptr = m->second.address;
+    if (bytes != nullptr) *bytes = m->second.size;
+    return CUDA_SUCCESS;
+  }
   FAKECUDA_REQUIRE_CONTEXT()
   ModuleState* mod = nullptr;
   if (CUresult e = LibraryModuleIn(st, lib, ctx, &mod); e != CUDA_SUCCESS) return e;
@@ -291,7 +298,8 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) try {
 
 CUresult CUDAAPI cuKernelGetName(const char** name, CUkernel hfunc) try {
   FAKECUDA_ENTER(cuKernelGetName)
-  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Documented: a NULL name or kernel is INVALID_VALUE.
+  if (name == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
   KernelState* k = fakecuda::FindKernel(st, hfunc);
   if (k == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // The library's image is immutable and lives as long as the library: the pointer stays valid
@@ -363,7 +371,8 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
 
 CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction hfunc) try {
   FAKECUDA_ENTER(cuFuncGetName)
-  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Documented: a NULL name or function is INVALID_VALUE.
+  if (name == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   *name = f->kernel.name.c_str();  // valid while the function's module is loaded

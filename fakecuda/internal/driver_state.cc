@@ -201,7 +201,7 @@ Inventory DriverState::CountLive() const {
   ModulesCountLive(*this, &inv);
   if (graphs_ != nullptr) graphs_->CountLive(&inv);
   if (vmm_ != nullptr) vmm_->CountLive(&inv);
-  if (libraries_ != nullptr) libraries_->CountLive(&inv);
+  if (libraries_ != nullptr) libraries_->CountLive(*this, &inv);
   return inv;
 }
 

@@ -23,8 +23,14 @@ const KernelInfo& LibraryModel::Info(const KernelState& k) const {
   return libraries.at(k.library_id).image->kernels[k.index];
 }
 
-void LibraryModel::CountLive(Inventory* inventory) const {
+void LibraryModel::CountLive(const DriverState& st, Inventory* inventory) const {
   inventory->libraries += static_cast<int>(libraries.size());
+  for (const auto& [id, lib] : libraries) {
+    for (const auto& [name, g] : lib.managed) {
+      const Allocation* a = st.memory().At(g.address);
+      if (a != nullptr && a->id == g.allocation_id) --inventory->managed_allocations;
+    }
+  }
 }
 
 std::string LibraryModel::Describe() const {
@@ -87,7 +93,7 @@ CUresult LibraryModuleIn(DriverState* st, LibraryState* lib, Context* ctx, Modul
     lib->modules.erase(it);  // unloaded with its context, or by cuModuleUnload
   }
   std::uint64_t module_id = 0;
-  if (CUresult e = InstantiateModule(st, ctx, *lib->image, lib->id, &module_id);
+  if (CUresult e = InstantiateModule(st, ctx, *lib->image, lib->id, &module_id, &lib->managed);
       e != CUDA_SUCCESS) {
     return e;
   }
@@ -219,6 +225,10 @@ void UnloadLibrary(DriverState* st, std::uint64_t library_id) {
     if (mod != Modules(st).modules.end() && mod->second.library_id == library_id) {
       UnloadModule(st, module_id);
     }
+  }
+  for (const auto& [name, g] : it->second.managed) {
+    const Allocation* a = st->memory().At(g.address);
+    if (a != nullptr && a->id == g.allocation_id) st->ReleaseAllocation(g.address);
   }
   for (std::uint64_t kid : it->second.kernels) after.kernels.erase(kid);
   after.libraries.erase(it);

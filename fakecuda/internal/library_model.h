@@ -56,6 +56,9 @@ struct LibraryState {
   std::shared_ptr<const ModuleImage> image;
   std::vector<std::uint64_t> kernels;  // kernel ids, in the image's order
   std::map<std::uint64_t, std::uint64_t> modules;  // context id -> module id (may be stale)
+  // Managed variables: one per library, shared across contexts (as documented: "registered
+  // when the library is loaded into at least one context"), released by cuLibraryUnload.
+  ManagedVars managed;
   std::string loaded_by;                           // for the leak report
 };
 
@@ -69,8 +72,9 @@ class LibraryModel {
   // The kernel's description in its library's image (the kernel must be live).
   const KernelInfo& Info(const KernelState& k) const;
 
-  // The inventory and the leak report: live libraries.
-  void CountLive(Inventory* inventory) const;
+  // The inventory and the leak report: live libraries (their managed variables are part of
+  // them, not managed allocations of the user's).
+  void CountLive(const DriverState& st, Inventory* inventory) const CUHAL_REQUIRES(st.mu);
   std::string Describe() const;
 };
 

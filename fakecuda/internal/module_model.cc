@@ -27,9 +27,10 @@ int ComputeCapability(const DeviceProfile& p) {
          p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 }
 
-// Allocates and initializes a module variable as device memory of `ctx`.
-CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, GlobalVar* out)
-    CUHAL_REQUIRES(st->mu) {
+// Allocates and initializes a module variable as device memory of `ctx` (a library's managed
+// variable: of no context).
+CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, bool library_owned,
+                        GlobalVar* out) CUHAL_REQUIRES(st->mu) {
   Device& d = st->device(ctx->device);
   if (g.size > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -46,12 +47,14 @@ CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, Glob
   a.base = g.managed ? reinterpret_cast<std::uintptr_t>(a.data) : st->ReserveVa(ctx->device, g.size);
   a.size = g.size;
   a.device = ctx->device;
-  a.ctx_id = ctx->id;
+  a.ctx_id = library_owned ? 0 : ctx->id;
   a.module_global = true;
-  a.created_by = "cuModuleLoadData: global " + g.name;
+  a.created_by = (library_owned ? "cuLibraryLoadData: managed " : "cuModuleLoadData: global ") +
+                 g.name;
   out->address = a.base;
   out->size = g.size;
   out->allocation_id = a.id;
+  out->library_owned = library_owned;
   if (g.managed) {
     st->memory().Add(std::move(a));
   } else {
@@ -200,7 +203,8 @@ CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImag
 }
 
 CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& parsed,
-                           std::uint64_t library_id, std::uint64_t* module_id) {
+                           std::uint64_t library_id, std::uint64_t* module_id,
+                           ManagedVars* managed) {
   const DeviceProfile& profile = st->device(ctx->device).profile;
   int cc = ComputeCapability(profile);
   ModuleModel& m = Modules(st);
@@ -211,11 +215,17 @@ CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& par
   mod.device = ctx->device;
   for (const GlobalInfo& g : parsed.globals) {
     GlobalVar var;
-    if (CUresult e = AllocateGlobal(st, ctx, g, &var); e != CUDA_SUCCESS) {
+    bool shared = g.managed && managed != nullptr;
+    if (auto it = shared ? managed->find(g.name) : ManagedVars::iterator();
+        shared && it != managed->end()) {
+      var = it->second;
+    } else if (CUresult e = AllocateGlobal(st, ctx, g, shared, &var); e != CUDA_SUCCESS) {
       for (const auto& [name, done] : mod.globals) {
-        st->ReleaseAllocation(done.address);
+        if (!done.library_owned) st->ReleaseAllocation(done.address);
       }
       return e;
+    } else if (shared) {
+      managed->emplace(g.name, var);
     }
     mod.globals.emplace(g.name, var);
   }
@@ -420,6 +430,7 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
   auto it = m.modules.find(module_id);
   if (it == m.modules.end()) return;
   for (const auto& [name, g] : it->second.globals) {
+    if (g.library_owned) continue;  // the library's (cuLibraryUnload releases it)
     const Allocation* a = st->memory().At(g.address);
     if (a != nullptr && a->id == g.allocation_id) st->ReleaseAllocation(g.address);
   }
@@ -443,6 +454,7 @@ void ModulesCountLive(const DriverState& st, Inventory* inventory) {
   for (const auto& [id, mod] : m->modules) {
     if (mod.library_id == 0) ++inventory->modules;
     for (const auto& [name, g] : mod.globals) {
+      if (g.library_owned) continue;  // counted once, by the library model
       const Allocation* a = st.memory().At(g.address);
       if (a != nullptr && a->id == g.allocation_id) {
         --(a->type == MemoryType::kManaged ? inventory->managed_allocations

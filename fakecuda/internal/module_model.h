@@ -60,7 +60,13 @@ struct GlobalVar {
   CUdeviceptr address = 0;
   std::size_t size = 0;
   std::uint64_t allocation_id = 0;  // the Allocation backing it (until the module unloads)
+  // A library's managed variable: one for the library, shared by its modules in every context,
+  // released by cuLibraryUnload, not by the module (fakecuda/internal/library_model.h).
+  bool library_owned = false;
 };
+
+// A library's managed variables by name (shared by its loads into contexts).
+using ManagedVars = std::map<std::string, GlobalVar, std::less<>>;
 
 struct ModuleState {
   std::uint64_t id = 0;
@@ -112,10 +118,12 @@ CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImag
                              std::string* log) CUHAL_REQUIRES(st->mu);
 // Creates a module of `image` (already checked) in `ctx`: allocates and initializes its globals
 // (managed ones as managed memory), creates its functions; *module_id is the new module's id.
-// CUDA_ERROR_OUT_OF_MEMORY when the globals do not fit (nothing is left behind then).
+// A library's load passes its `managed` variables: those already there are shared, not
+// allocated again, and new ones are added to it (owned by no context). CUDA_ERROR_OUT_OF_MEMORY
+// when the globals do not fit (nothing is left behind then).
 CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& image,
-                           std::uint64_t library_id, std::uint64_t* module_id)
-    CUHAL_REQUIRES(st->mu);
+                           std::uint64_t library_id, std::uint64_t* module_id,
+                           ManagedVars* managed = nullptr) CUHAL_REQUIRES(st->mu);
 
 // Writes `text` into a JIT log buffer option pair, as the driver does: NUL-terminated,
 // truncated to the buffer, and the size option overwritten with the bytes written.

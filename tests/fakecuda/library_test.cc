@@ -349,6 +349,17 @@ TEST_P(LibraryTest, GlobalsAreLoadedPerContextAndManagedOnesApart) {
   ASSERT_EQ(api().cuLibraryGetManaged(&mp, &bytes, lib_, "mvar"), CUDA_SUCCESS);
   EXPECT_EQ(bytes, 4u);
   EXPECT_EQ(*reinterpret_cast<volatile unsigned*>(mp), 5u) << "managed memory is host-readable";
+  // One managed variable for the library, whatever context asks (documented; UNMEASURED).
+  CUcontext c2 = nullptr;
+  ASSERT_EQ(CreateContext(api(), &c2, 0, 0), CUDA_SUCCESS);
+  CUdeviceptr mp2 = 0, p2 = 0;
+  EXPECT_EQ(api().cuLibraryGetManaged(&mp2, &bytes, lib_, "mvar"), CUDA_SUCCESS);
+  EXPECT_EQ(mp2, mp);
+  EXPECT_EQ(api().cuLibraryGetGlobal(&p2, &bytes, lib_, "counter"), CUDA_SUCCESS);
+  EXPECT_NE(p2, p) << "a global per context";
+  EXPECT_EQ(api().cuCtxDestroy(c2), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
+  EXPECT_EQ(*reinterpret_cast<volatile unsigned*>(mp), 5u) << "outlives the context";
   void* fp = nullptr;
   EXPECT_EQ(api().cuLibraryGetUnifiedFunction(&fp, lib_, "add_u32"), CUDA_ERROR_NOT_FOUND);
 }
@@ -433,6 +444,7 @@ TEST_P(FakeLibraryTest, InventoryCountsLibrariesNotTheirModules) {
   CUdeviceptr g = 0;
   size_t bytes = 0;
   ASSERT_EQ(api().cuLibraryGetGlobal(&g, &bytes, lib_, "counter"), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuLibraryGetManaged(&g, &bytes, lib_, "mvar"), CUDA_SUCCESS);
   fakecuda::Inventory inv = fake().LiveObjects();
   EXPECT_EQ(inv.modules, 0);
   EXPECT_EQ(inv.device_allocations, 1) << "the test's buffer only";
@@ -440,7 +452,10 @@ TEST_P(FakeLibraryTest, InventoryCountsLibrariesNotTheirModules) {
   EXPECT_NE(fake().LeakReport().find("cuLibraryLoadData"), std::string::npos);
   ASSERT_EQ(api().cuLibraryUnload(lib_), CUDA_SUCCESS);
   lib_ = nullptr;
-  EXPECT_EQ(fake().LiveObjects().libraries, 0);
+  inv = fake().LiveObjects();
+  EXPECT_EQ(inv.libraries, 0);
+  EXPECT_EQ(inv.managed_allocations, 0) << "the managed variable went with the library";
+  EXPECT_EQ(inv.device_allocations, 1);
 }
 
 // Foreign and stale handles of every kind are answered, never dereferenced.
