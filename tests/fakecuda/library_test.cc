@@ -3,10 +3,13 @@
 // (cuFuncGetName, cuFuncGetParamInfo, cuFuncGetModule, cuFuncIsLoaded, cuFuncLoad) and the
 // occupancy queries (cuOccupancy*).
 //
-// The expectations follow the H200's answers to ci/gpu-probes/library_probe.cc (the probe case is
-// named beside each test); docs/driver_facts.md, "Library, kernel and occupancy API", summarizes
-// them. Expectations not measured there are marked UNMEASURED. FakeLibraryTest holds what is the
-// fake's own (leak inventory, stale and foreign handles).
+// UNMEASURED, all of it: ci/gpu-probes/library_probe.cc was written to measure this API, but no
+// GPU run of it exists yet (the GPU machine was unavailable on 2026-12-06). The expectations come
+// from cuda.h 13.0's documentation and NVIDIA's occupancy calculator (cuda_occupancy.h) applied to
+// the H200 profile's limits; docs/driver_facts.md, "Library, kernel and occupancy API", lists
+// them. Each test names the probe case that will measure it; the real backend runs the same
+// tests and decides. FakeLibraryTest holds what is the fake's own (leak inventory, stale and
+// foreign handles).
 #include <gtest/gtest.h>
 
 #include <cstdint>
