@@ -44,6 +44,7 @@ std::string Inventory::ToString() const {
   add(vmm_mappings, "VMM mapping(s)");
   add(arrays, "CUDA array(s)");
   add(green_contexts, "green context(s)");
+  add(libraries, "library(ies)");
   return os.tellp() > 0 ? os.str() : "none";
 }
 

@@ -74,12 +74,13 @@ struct Inventory {
   int vmm_mappings = 0;      // cuMemMap mappings not unmapped
   int arrays = 0;            // CUDA arrays (cuArrayCreate, cuArray3DCreate) not destroyed
   int green_contexts = 0;    // cuGreenCtxCreate green contexts not destroyed
+  int libraries = 0;         // cuLibraryLoadData/cuLibraryLoadFromFile libraries not unloaded
 
   int Total() const {
     return contexts + primary_retains + streams + events + device_allocations + host_allocations +
            host_registrations + managed_allocations + pools + pool_allocations + modules +
            graphs + graph_execs + vmm_allocations + vmm_reservations + vmm_mappings +
-           arrays + green_contexts;
+           arrays + green_contexts + libraries;
   }
   // "2 streams, 1 event" or "none".
   std::string ToString() const;

@@ -469,7 +469,8 @@ int CaseLoad() {
     lib = nullptr;
     LoadLib(&lib, ".version 8.0\n.target sm_90\n.address_size 64\n");
     unsigned n = 99;
-    Say("no kernels: count %s = %u", Name(cuLibraryGetKernelCount(&n, lib)), n);
+    CUresult cr = cuLibraryGetKernelCount(&n, lib);
+    Say("no kernels: count %s = %u", Name(cr), n);
     CUkernel ks[2] = {nullptr, nullptr};
     Say("no kernels: enumerate 0 = %s", Name(cuLibraryEnumerateKernels(ks, 0, lib)));
     Say("no kernels: enumerate 2 = %s", Name(cuLibraryEnumerateKernels(ks, 2, lib)));
@@ -1059,8 +1060,8 @@ int CaseModule() {
   void* args[] = {&b.buf, &add};
   r = cuLaunchKernel(reinterpret_cast<CUfunction>(b.add), 1, 1, 1, 1, 1, 1, 0, nullptr, args,
                      nullptr);
-  Say("CUkernel launch after = %s, sync %s, value %u", Name(r), Name(cuCtxSynchronize()),
-      b.Read());
+  CUresult sync = cuCtxSynchronize();
+  Say("CUkernel launch after = %s, sync %s, value %u", Name(r), Name(sync), b.Read());
   R(cuLibraryUnload(b.lib));
   return 0;
 }

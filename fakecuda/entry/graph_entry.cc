@@ -22,6 +22,7 @@
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/graph_model.h"
+#include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 
 using fakecuda::DriverState;
@@ -318,13 +319,14 @@ CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   FAKECUDA_ENTER(cuGraphAddKernelNode)
   FAKECUDA_NODE_PROLOGUE()
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (nodeParams->func == nullptr) {
-    // CUkernel (library API) handles are not modelled.
-    // Measured: neither a function nor a kernel is INVALID_HANDLE.
-    return nodeParams->kern != nullptr ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
+  // Measured: neither a function nor a kernel is INVALID_HANDLE. A library kernel (`kern`, or
+  // cast into `func`) is its function in the node's context (fakecuda/internal/library_model.h).
+  fakecuda::FunctionState* f = nullptr;
+  if (CUresult e = fakecuda::ResolveNodeFunction(st, nodeParams->func, nodeParams->kern,
+                                                 nodeParams->ctx, &f);
+      e != CUDA_SUCCESS) {
+    return e;
   }
-  fakecuda::FunctionState* f = fakecuda::Modules(st).FindFunction(nodeParams->func);
-  if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_KERNEL;
   node.function_id = f->id;

@@ -37,6 +37,7 @@
 
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/graph_model.h"
+#include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 
 using fakecuda::DriverState;
@@ -88,11 +89,8 @@ bool IsOneDimensional(const CUDA_MEMCPY3D& c) {
 // cuGraphAddKernelNode); `ctx_id` is the context the node's function must keep (0: any).
 CUresult KernelNodeFrom(DriverState* st, const CUDA_KERNEL_NODE_PARAMS& p, std::uint64_t ctx_id,
                         GraphNode* node) CUHAL_REQUIRES(st->mu) {
-  if (p.func == nullptr) {
-    return p.kern != nullptr ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
-  }
-  FunctionState* f = Modules(st).FindFunction(p.func);
-  if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  FunctionState* f = nullptr;
+  if (CUresult e = ResolveNodeFunction(st, p.func, p.kern, p.ctx, &f); e != CUDA_SUCCESS) return e;
   // "The owning context of the function cannot change" (CUDA documentation).
   if (ctx_id != 0 && f->ctx_id != ctx_id) return CUDA_ERROR_INVALID_VALUE;
   LaunchConfig config = {{p.gridDimX, p.gridDimY, p.gridDimZ},

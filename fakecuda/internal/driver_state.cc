@@ -11,6 +11,7 @@
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/graph_model.h"
+#include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/vmm_model.h"
 #include "fakecuda/internal/coredump_model.h"
@@ -70,6 +71,11 @@ CoredumpModel& DriverState::coredump() {
 ResourceModel& DriverState::resources() {
   if (resources_ == nullptr) resources_ = std::make_unique<ResourceModel>(this);
   return *resources_;
+}
+
+LibraryModel& DriverState::libraries() {
+  if (libraries_ == nullptr) libraries_ = std::make_unique<LibraryModel>();
+  return *libraries_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -220,6 +226,7 @@ Inventory DriverState::CountLive() const {
   if (vmm_ != nullptr) vmm_->CountLive(&inv);
   if (arrays_ != nullptr) arrays_->CountLive(&inv);
   if (resources_ != nullptr) resources_->CountLive(&inv);
+  if (libraries_ != nullptr) libraries_->CountLive(*this, &inv);
   return inv;
 }
 
@@ -254,6 +261,7 @@ std::string DriverState::DescribeLive() const {
   if (vmm_ != nullptr) os << vmm_->Describe();
   if (arrays_ != nullptr) os << arrays_->Describe();
   if (resources_ != nullptr) os << resources_->Describe();
+  if (libraries_ != nullptr) os << libraries_->Describe();
   return os.str();
 }
 

@@ -19,6 +19,8 @@
 //   - coredump()  CoredumpModel: GPU coredump settings (fakecuda/internal/coredump_model.h);
 //   - resources() ResourceModel: device resources, descriptors, green contexts
 //                 (fakecuda/internal/resource_model.h).
+//   - libraries() LibraryModel: context-independent libraries and their kernels
+//                 (fakecuda/internal/library_model.h).
 //
 // Invariants (the whole file relies on them):
 //  1. One mutex (DriverState::mu) guards every subsystem (written as CUHAL_GUARDED_BY(mu) on the
@@ -87,7 +89,9 @@ enum class HandleKind : std::uint64_t {
   kGraph = 7,       // fakecuda/internal/graph_model.h
   kGraphNode = 8,
   kGraphExec = 9,
-  kArray = 10,      // fakecuda/internal/array_model.h
+  kLibrary = 10,  // fakecuda/internal/library_model.h
+  kKernel = 11,
+  kArray = 12,      // fakecuda/internal/array_model.h
 };
 
 struct Context;
@@ -102,6 +106,7 @@ class VmmModel;     // fakecuda/internal/vmm_model.h
 class ArrayModel;   // fakecuda/internal/array_model.h
 class CoredumpModel;  // fakecuda/internal/coredump_model.h
 class ResourceModel;  // fakecuda/internal/resource_model.h
+class LibraryModel;  // fakecuda/internal/library_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 
 class DriverState {
@@ -162,6 +167,9 @@ class DriverState {
   CoredumpModel& coredump() CUHAL_REQUIRES(mu);
   // Device resources and green contexts.
   ResourceModel& resources() CUHAL_REQUIRES(mu);
+  // Libraries and their kernels (cuLibraryLoadData, ...).
+  LibraryModel& libraries() CUHAL_REQUIRES(mu);
+  const LibraryModel* libraries_if_used() const CUHAL_REQUIRES(mu) { return libraries_.get(); }
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -309,6 +317,7 @@ class DriverState {
   std::unique_ptr<ArrayModel> arrays_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<CoredumpModel> coredump_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<LibraryModel> libraries_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);

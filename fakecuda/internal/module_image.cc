@@ -538,6 +538,7 @@ class PtxParser {
         continue;
       }
       if (tok == ".texref" || tok == ".samplerref" || tok == ".surfref") opaque = true;
+      if (tok == ".managed") g.managed = true;
       if (tok == ".v2" || tok == ".v4" || tok == ".v8") vec = static_cast<std::size_t>(tok[2] - '0');
       if (std::size_t s = TypeSize(tok); s != 0 && elem == 0) {
         elem = s;

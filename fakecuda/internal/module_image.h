@@ -41,6 +41,7 @@ struct GlobalInfo {
   std::string name;
   std::size_t size = 0;
   std::vector<unsigned char> init;  // initial bytes (shorter than size: the rest is zero)
+  bool managed = false;             // `.attribute(.managed)`: cuLibraryGetManaged finds it
 };
 
 enum class ImageFormat { kPtx, kFake };

@@ -23,6 +23,47 @@ const ModuleModel* ModelOf(const DriverState& st) CUHAL_REQUIRES(st.mu) {
   return st.modules_if_used();
 }
 
+int ComputeCapability(const DeviceProfile& p) {
+  return p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+         p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+}
+
+// Allocates and initializes a module variable as device memory of `ctx` (a library's managed
+// variable: of no context).
+CUresult AllocateGlobal(DriverState* st, Context* ctx, const GlobalInfo& g, bool library_owned,
+                        GlobalVar* out) CUHAL_REQUIRES(st->mu) {
+  Device& d = st->device(ctx->device);
+  if (g.size > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  Allocation a;
+  a.data = MemoryMap::AllocateBacking(g.size, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!a.mmapped) std::memset(a.data, 0, g.size);  // mappings start zeroed
+  if (!g.init.empty()) std::memcpy(a.data, g.init.data(), std::min(g.init.size(), g.size));
+  a.id = st->NewId();
+  // A managed variable is managed memory: its address is usable on the host, as
+  // cuMemAllocManaged's (memory_entry.cc).
+  a.type = g.managed ? MemoryType::kManaged : MemoryType::kDevice;
+  a.base = g.managed ? reinterpret_cast<std::uintptr_t>(a.data) : st->ReserveVa(ctx->device, g.size);
+  a.size = g.size;
+  a.device = ctx->device;
+  a.ctx_id = library_owned ? 0 : ctx->id;
+  a.module_global = true;
+  a.created_by = (library_owned ? "cuLibraryLoadData: managed " : "cuModuleLoadData: global ") +
+                 g.name;
+  out->address = a.base;
+  out->size = g.size;
+  out->allocation_id = a.id;
+  out->library_owned = library_owned;
+  if (g.managed) {
+    st->memory().Add(std::move(a));
+  } else {
+    st->AddDeviceAllocation(std::move(a));
+  }
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 ModuleState* ModuleModel::FindModule(CUmodule handle) {
@@ -142,6 +183,145 @@ CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
   return CUDA_SUCCESS;
 }
 
+CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImage& parsed,
+                             std::string* log) {
+  const DeviceProfile& profile = st->device(device).profile;
+  int cc = ComputeCapability(profile);
+  if (parsed.format == ImageFormat::kPtx) {
+    if (parsed.ptx_version > MaxPtxVersion(st->options.driver_version)) {
+      *log = "PTX ISA version " + std::to_string(parsed.ptx_version / 10) + "." +
+             std::to_string(parsed.ptx_version % 10) + " is newer than this driver supports";
+      return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    }
+    if (cc > 0 && parsed.target_sm > cc) {
+      *log = "ptxas fatal: SM version specified by .target (sm_" +
+             std::to_string(parsed.target_sm) + ") is higher than the device's (sm_" +
+             std::to_string(cc) + ")";
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& parsed,
+                           std::uint64_t library_id, std::uint64_t* module_id,
+                           ManagedVars* managed) {
+  const DeviceProfile& profile = st->device(ctx->device).profile;
+  int cc = ComputeCapability(profile);
+  ModuleModel& m = Modules(st);
+  ModuleState mod;
+  mod.id = st->NewId();
+  mod.library_id = library_id;
+  mod.ctx_id = ctx->id;
+  mod.device = ctx->device;
+  for (const GlobalInfo& g : parsed.globals) {
+    GlobalVar var;
+    bool shared = g.managed && managed != nullptr;
+    if (auto it = shared ? managed->find(g.name) : ManagedVars::iterator();
+        shared && it != managed->end()) {
+      var = it->second;
+    } else if (CUresult e = AllocateGlobal(st, ctx, g, shared, &var); e != CUDA_SUCCESS) {
+      for (const auto& [name, done] : mod.globals) {
+        if (!done.library_owned) st->ReleaseAllocation(done.address);
+      }
+      return e;
+    } else if (shared) {
+      managed->emplace(g.name, var);
+    }
+    mod.globals.emplace(g.name, var);
+  }
+  for (const KernelInfo& k : parsed.kernels) {
+    FunctionState f;
+    f.id = st->NewId();
+    f.module_id = mod.id;
+    f.ctx_id = ctx->id;
+    f.device = ctx->device;
+    // The virtual architecture the PTX targets (".target sm_80" -> 80), as for cubins.
+    f.ptx_version = parsed.format == ImageFormat::kPtx ? parsed.target_sm : cc;
+    f.binary_version = cc;
+    f.max_dynamic_shared = DefaultMaxDynamicShared(profile, k);
+    f.program = parsed.program;
+    f.ptx_function = parsed.program != nullptr ? parsed.program->FindFunction(k.name) : -1;
+    f.kernel = k;
+    mod.functions.emplace(f.kernel.name, f.id);
+    m.functions.emplace(f.id, std::move(f));
+  }
+  *module_id = mod.id;
+  m.modules.emplace(mod.id, std::move(mod));
+  return CUDA_SUCCESS;
+}
+
+void WriteLog(const std::string& text, void** buffer_slot, void** size_slot) {
+  if (buffer_slot == nullptr || size_slot == nullptr || *buffer_slot == nullptr) return;
+  auto capacity = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*size_slot));
+  if (capacity == 0) return;
+  std::size_t n = std::min(text.size(), capacity - 1);
+  std::memcpy(*buffer_slot, text.data(), n);
+  static_cast<char*>(*buffer_slot)[n] = '\0';
+  *size_slot = reinterpret_cast<void*>(static_cast<std::uintptr_t>(n + 1));
+}
+
+CUresult GetFunctionAttribute(const DeviceProfile& p, const FunctionState& f, int attribute,
+                              int* out) {
+  switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *out = FunctionMaxThreads(p, f.kernel); break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *out = f.kernel.static_shared_bytes; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *out = f.kernel.const_bytes; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *out = f.kernel.local_bytes; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *out = f.kernel.num_regs > 0 ? f.kernel.num_regs : kDefaultRegisters;
+      break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *out = f.ptx_version; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *out = f.binary_version; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *out = f.max_dynamic_shared; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *out = f.carveout; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *out = f.cluster_dims[0]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *out = f.cluster_dims[1]; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *out = f.cluster_dims[2]; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *out = f.non_portable_cluster; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *out = f.cluster_policy; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult SetFunctionAttribute(const DeviceProfile& p, FunctionState* f, int attribute, int value) {
+  switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      if (value < 0 || value > OptInMaxDynamicShared(p, f->kernel)) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      f->max_dynamic_shared = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
+      f->carveout = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+      if (value < 0) return CUDA_ERROR_INVALID_VALUE;
+      f->cluster_dims[attribute - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      // Measured: any value is accepted; non-zero reads back as 1.
+      f->non_portable_cluster = value != 0 ? 1 : 0;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      if (value < CU_CLUSTER_SCHEDULING_POLICY_DEFAULT ||
+          value > CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      f->cluster_policy = value;
+      return CUDA_SUCCESS;
+    default:
+      // Read-only (MAX_THREADS_PER_BLOCK, NUM_REGS, ...) or unknown.
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
 CUresult CheckKernelsRunnable(const ModuleImage& image, std::string* log) {
   if (image.format != ImageFormat::kPtx) return CUDA_SUCCESS;
   for (const KernelInfo& k : image.kernels) {
@@ -258,6 +438,7 @@ void UnloadModule(DriverState* st, std::uint64_t module_id) {
   auto it = m.modules.find(module_id);
   if (it == m.modules.end()) return;
   for (const auto& [name, g] : it->second.globals) {
+    if (g.library_owned) continue;  // the library's (cuLibraryUnload releases it)
     const Allocation* a = st->memory().At(g.address);
     if (a != nullptr && a->id == g.allocation_id) st->ReleaseAllocation(g.address);
   }
@@ -278,12 +459,14 @@ void ModulesOnContextTeardown(DriverState* st, std::uint64_t ctx_id) {
 void ModulesCountLive(const DriverState& st, Inventory* inventory) {
   const ModuleModel* m = ModelOf(st);
   if (m == nullptr) return;
-  inventory->modules += static_cast<int>(m->modules.size());
   for (const auto& [id, mod] : m->modules) {
+    if (mod.library_id == 0) ++inventory->modules;
     for (const auto& [name, g] : mod.globals) {
+      if (g.library_owned) continue;  // counted once, by the library model
       const Allocation* a = st.memory().At(g.address);
       if (a != nullptr && a->id == g.allocation_id) {
-        --inventory->device_allocations;
+        --(a->type == MemoryType::kManaged ? inventory->managed_allocations
+                                           : inventory->device_allocations);
       }
     }
   }
@@ -294,7 +477,9 @@ std::string ModulesDescribe(const DriverState& st) {
   if (m == nullptr) return "";
   std::ostringstream os;
   std::vector<std::uint64_t> ids;
-  for (const auto& [id, mod] : m->modules) ids.push_back(id);
+  for (const auto& [id, mod] : m->modules) {
+    if (mod.library_id == 0) ids.push_back(id);
+  }
   std::sort(ids.begin(), ids.end());
   for (std::uint64_t id : ids) {
     const ModuleState& mod = m->modules.at(id);

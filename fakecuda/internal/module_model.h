@@ -37,6 +37,7 @@ namespace fakecuda {
 struct FunctionState {
   std::uint64_t id = 0;
   std::uint64_t module_id = 0;
+  std::uint64_t kernel_id = 0;  // the library kernel (CUkernel) it is the function of; 0: none
   std::uint64_t ctx_id = 0;
   int device = 0;
   KernelInfo kernel;
@@ -52,16 +53,27 @@ struct FunctionState {
   int cluster_dims[3] = {0, 0, 0};
   int non_portable_cluster = 0;
   int cluster_policy = 0;
+  int cache_config = CU_FUNC_CACHE_PREFER_NONE;  // cuFuncSetCacheConfig / cuKernelSetCacheConfig
 };
 
 struct GlobalVar {
   CUdeviceptr address = 0;
   std::size_t size = 0;
   std::uint64_t allocation_id = 0;  // the Allocation backing it (until the module unloads)
+  // A library's managed variable: one for the library, shared by its modules in every context,
+  // released by cuLibraryUnload, not by the module (fakecuda/internal/library_model.h).
+  bool library_owned = false;
 };
+
+// A library's managed variables by name (shared by its loads into contexts).
+using ManagedVars = std::map<std::string, GlobalVar, std::less<>>;
 
 struct ModuleState {
   std::uint64_t id = 0;
+  // The library (fakecuda/internal/library_model.h) this is the load of into one context; 0: a
+  // module of cuModuleLoadData. A library's modules are not the user's: the inventory counts the
+  // library instead.
+  std::uint64_t library_id = 0;
   std::uint64_t ctx_id = 0;
   int device = 0;
   std::map<std::string, std::uint64_t, std::less<>> functions;  // name -> function id
@@ -96,6 +108,36 @@ int EnumBits(const E& value) {
 
 // The model of `st` (created on first use). Requires st->mu held.
 ModuleModel& Modules(DriverState* st) CUHAL_REQUIRES(st->mu);
+
+// --- loading (require st->mu held) ---
+
+// The checks of a parsed image against the device that loads it: the PTX ISA version the driver
+// JIT-compiles (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and a .target above the device's
+// (CUDA_ERROR_INVALID_PTX), with the reason in *log.
+CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImage& image,
+                             std::string* log) CUHAL_REQUIRES(st->mu);
+// Creates a module of `image` (already checked) in `ctx`: allocates and initializes its globals
+// (managed ones as managed memory), creates its functions; *module_id is the new module's id.
+// A library's load passes its `managed` variables: those already there are shared, not
+// allocated again, and new ones are added to it (owned by no context). CUDA_ERROR_OUT_OF_MEMORY
+// when the globals do not fit (nothing is left behind then).
+CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& image,
+                           std::uint64_t library_id, std::uint64_t* module_id,
+                           ManagedVars* managed = nullptr) CUHAL_REQUIRES(st->mu);
+
+// Writes `text` into a JIT log buffer option pair, as the driver does: NUL-terminated,
+// truncated to the buffer, and the size option overwritten with the bytes written.
+void WriteLog(const std::string& text, void** buffer_slot, void** size_slot);
+
+// --- function attributes ---
+
+// cuFuncGetAttribute of `f` (a device of profile `p`); CUDA_ERROR_INVALID_VALUE for an unknown
+// attribute.
+CUresult GetFunctionAttribute(const DeviceProfile& p, const FunctionState& f, int attribute,
+                              int* out);
+// cuFuncSetAttribute: the settable attributes and their ranges; CUDA_ERROR_INVALID_VALUE for a
+// read-only or unknown attribute or a value out of range (nothing changes then).
+CUresult SetFunctionAttribute(const DeviceProfile& p, FunctionState* f, int attribute, int value);
 
 // --- launches (require st->mu held) ---
 
