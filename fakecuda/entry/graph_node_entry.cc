@@ -72,10 +72,21 @@ std::size_t MemberBytes(int type) {
 
 bool KnownType(int type) { return type >= 0 && type <= CU_GRAPH_NODE_TYPE_CONDITIONAL; }
 
+// The integer a caller stored in an enum field. The caller's bytes may hold any value, and
+// loading one outside the enumerators through the enum type is undefined (UBSan: "not a valid
+// value for type"), so enum fields of caller structs are read as integers until checked.
+template <typename E>
+int RawEnum(const E& field) {
+  static_assert(sizeof(E) == sizeof(int));
+  int value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
 // The checks every generic call makes on a parameter block: a known type, the reserved fields
 // and the union's bytes past the member the type uses all zero.
 CUresult CheckParamBlock(const CUgraphNodeParams& p) {
-  const int type = static_cast<int>(p.type);
+  const int type = RawEnum(p.type);
   if (!KnownType(type)) return CUDA_ERROR_INVALID_VALUE;
   if (!AllZero(p.reserved0, sizeof p.reserved0) || p.reserved2 != 0) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -176,6 +187,11 @@ CUresult MakeConditional(DriverState* st, GraphState* g, CUDA_CONDITIONAL_NODE_P
   if (h == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // The handle must be of this graph or of a graph this one is a body of.
   if (!WithinGraph(graphs, g, h->graph_id)) return CUDA_ERROR_INVALID_VALUE;
+  const int cond_type = RawEnum(p->type);
+  if (cond_type != CU_GRAPH_COND_TYPE_IF && cond_type != CU_GRAPH_COND_TYPE_WHILE &&
+      cond_type != CU_GRAPH_COND_TYPE_SWITCH) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   switch (p->type) {
     case CU_GRAPH_COND_TYPE_IF:
       if (p->size != 1 && p->size != 2) return CUDA_ERROR_INVALID_VALUE;
@@ -575,10 +591,10 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
       return cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, &h);
     }
     case CU_GRAPH_NODE_TYPE_GRAPH:
-      if (p.graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+      if (RawEnum(p.graph.ownership) == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
         return CUDA_ERROR_NOT_SUPPORTED;  // not modelled
       }
-      if (p.graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
+      if (RawEnum(p.graph.ownership) != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
         return CUDA_ERROR_INVALID_VALUE;
       }
       return cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies,
