@@ -591,10 +591,10 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
       return cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, &h);
     }
     case CU_GRAPH_NODE_TYPE_GRAPH:
-      if (RawEnum(p.graph.ownership) == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+      if (fakecuda::RawEnum(p.graph.ownership) == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
         return CUDA_ERROR_NOT_SUPPORTED;  // not modelled
       }
-      if (RawEnum(p.graph.ownership) != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
+      if (fakecuda::RawEnum(p.graph.ownership) != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
         return CUDA_ERROR_INVALID_VALUE;
       }
       return cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies,
