@@ -29,6 +29,18 @@ namespace fakecuda {
 CUresult ResolveDevice(DriverState* st, std::uintptr_t ptr, std::size_t size, Resolved* out,
                        unsigned need) {
   Allocation* a = st->FindAllocation(ptr, 1);
+  if (a == nullptr && size == 0 && ptr != 0) {
+    // Measured (differential fuzzer, H100 driver 580.159.04, 2026-12-06; 0-byte cuMemcpyDtoH,
+    // cuMemcpyHtoD and cuMemsetD8Async, 91 calls): a transfer of 0 bytes at the address one past
+    // the end of an allocation succeeds (and moves nothing).
+    Allocation* before = st->FindAllocation(ptr - 1, 1);
+    if (before != nullptr && before->type != MemoryType::kVmm &&
+        before->base + before->size == ptr) {
+      out->allocation = before;
+      out->data = before->data + before->size;
+      return CUDA_SUCCESS;
+    }
+  }
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (a->type == MemoryType::kVmm) {
     const Context* ctx = st->CurrentContext();
@@ -204,8 +216,12 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
   a.ctx_id = ctx->id;
   // Measured (differential fuzzer, H200, 2026-12-06): cuMemHostGetFlags reports
   // CU_MEMHOSTALLOC_DEVICEMAP on every pinned allocation (mapping is always on with unified
-  // addressing): PORTABLE reads back 3.
-  a.flags = flags | CU_MEMHOSTALLOC_DEVICEMAP;
+  // addressing). PORTABLE is the arena's, not the caller's (DriverState::PinnedArena).
+  a.pinned_arena = DriverState::PinnedArenaOf(flags);
+  DriverState::PinnedArena& arena = st->pinned_arena(a.pinned_arena);
+  if (arena.live++ == 0) arena.portable = (flags & CU_MEMHOSTALLOC_PORTABLE) != 0;
+  a.flags = (flags & ~unsigned{CU_MEMHOSTALLOC_PORTABLE}) | CU_MEMHOSTALLOC_DEVICEMAP |
+            (arena.portable ? unsigned{CU_MEMHOSTALLOC_PORTABLE} : 0u);
   a.created_by = what;
   *pp = a.data;
   st->memory().Add(std::move(a));

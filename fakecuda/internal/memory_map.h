@@ -41,6 +41,9 @@ struct Allocation {
   // A module variable (cuModuleGetGlobal): device memory owned by its module, released when the
   // module is unloaded; cuMemFree and cuMemFreeAsync refuse it (it is not cuMemAlloc memory).
   bool module_global = false;
+  // kPinnedHost from cuMemHostAlloc/cuMemAllocHost: the pinned arena it counts in
+  // (DriverState::PinnedArena), -1 for none.
+  int pinned_arena = -1;
   std::string created_by;  // entry point, for leak reports
 };
 

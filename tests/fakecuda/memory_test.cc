@@ -83,6 +83,55 @@ TEST_P(MemoryTest, PinnedAllocationsReportDeviceMapAndBadFlagsClearTheOutPointer
   EXPECT_EQ(bad, nullptr);
 }
 
+// Measured by the differential fuzzer (H100, driver 580.159.04, 2026-12-06; 747 of 747 reads
+// fit): pinned allocations live in two arenas (write-combined, and the rest); while an arena
+// holds a live allocation, all its allocations report CU_MEMHOSTALLOC_PORTABLE exactly when the
+// allocation that opened it asked for it. (Assumes no other pinned memory is live: true between
+// the tests of this suite.)
+TEST_P(MemoryTest, PinnedPortabilityIsTheChoiceOfTheAllocationThatOpenedTheArena) {
+  constexpr unsigned kPortable = CU_MEMHOSTALLOC_PORTABLE;
+  constexpr unsigned kMapped = CU_MEMHOSTALLOC_DEVICEMAP;
+  constexpr unsigned kCombined = CU_MEMHOSTALLOC_WRITECOMBINED;
+  auto flags_of = [&](void* p) {
+    unsigned got = 0;
+    EXPECT_EQ(api().cuMemHostGetFlags(&got, p), CUDA_SUCCESS);
+    return got;
+  };
+  void* plain = nullptr;
+  void* portable = nullptr;
+  ASSERT_EQ(api().cuMemHostAlloc(&plain, 64, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemHostAlloc(&portable, 4096, kPortable), CUDA_SUCCESS);
+  EXPECT_EQ(flags_of(plain), kMapped);
+  EXPECT_EQ(flags_of(portable), kMapped) << "the arena was opened without PORTABLE";
+  void* combined = nullptr;
+  ASSERT_EQ(api().cuMemHostAlloc(&combined, 64, kCombined), CUDA_SUCCESS);
+  EXPECT_EQ(flags_of(combined), kCombined | kMapped) << "write-combined memory has its own arena";
+  EXPECT_EQ(api().cuMemFreeHost(plain), CUDA_SUCCESS);
+  EXPECT_EQ(flags_of(portable), kMapped) << "the arena keeps its choice while it holds memory";
+  EXPECT_EQ(api().cuMemFreeHost(portable), CUDA_SUCCESS);
+  // Empty again: the next allocation decides.
+  ASSERT_EQ(api().cuMemHostAlloc(&portable, 1, kPortable | kMapped), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemHostAlloc(&plain, 1 << 20, 0), CUDA_SUCCESS);
+  EXPECT_EQ(flags_of(portable), kPortable | kMapped);
+  EXPECT_EQ(flags_of(plain), kPortable | kMapped) << "the arena was opened with PORTABLE";
+  EXPECT_EQ(api().cuMemFreeHost(plain), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFreeHost(portable), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFreeHost(combined), CUDA_SUCCESS);
+}
+
+// Measured by the differential fuzzer (H100, driver 580.159.04, 2026-12-06; 91 calls): a transfer
+// of 0 bytes at the address one past the end of an allocation succeeds.
+TEST_P(MemoryTest, ZeroByteTransfersAtTheEndOfAnAllocationSucceed) {
+  CUdeviceptr ptr = 0;
+  ASSERT_EQ(api().cuMemAlloc(&ptr, 4), CUDA_SUCCESS);
+  unsigned char host[4] = {};
+  EXPECT_EQ(api().cuMemcpyDtoH(host, ptr + 4, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemcpyHtoD(ptr + 4, host, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemsetD8Async(ptr + 4, 7, 0, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFree(ptr), CUDA_SUCCESS);
+}
+
 TEST_P(MemoryTest, ZeroByteAllocationIsInvalidValue) {
   CUdeviceptr ptr = 0;
   EXPECT_EQ(api().cuMemAlloc(&ptr, 0), CUDA_ERROR_INVALID_VALUE);
