@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "fakecuda/internal/coredump_model.h"
+
 namespace fakecuda {
 namespace {
 
@@ -254,9 +256,11 @@ CUresult ResourceModel::CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUd
   if (d.primary_ctx_id == 0) d.primary_ctx_id = st_->NewId();
   if (!st_->contexts().IsLive(d.primary_ctx_id)) {
     st_->contexts().Create(d.primary_ctx_id, dev, /*primary=*/true, d.primary_flags);
+    st_->coredump().OnContextCreated(d.primary_ctx_id, d.primary_flags);
   }
   ++d.primary_refcount;
   Context* ctx = st_->contexts().Create(st_->NewId(), dev, /*primary=*/false, d.primary_flags);
+  st_->coredump().OnContextCreated(ctx->id, d.primary_flags);
   // CU_GREEN_CTX_DEFAULT_STREAM: the context's default (legacy) stream, made now.
   Stream* s = st_->NewStream(ctx, CU_STREAM_DEFAULT, 0);
   s->legacy_default = true;

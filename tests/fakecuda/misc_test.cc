@@ -10,6 +10,7 @@
 #include <cudaProfiler.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -182,49 +183,216 @@ std::string GetString(CUresult (*get)(CUcoredumpSettings, void*, size_t*), CUcor
   return buf;
 }
 
-TEST_F(CoredumpTest, DefaultsAndSizes) {  // probe coredump:global
+using CoredumpFn = CUresult (*)(CUcoredumpSettings, void*, size_t*);
+
+unsigned ByteOf(CoredumpFn get, CUcoredumpSettings a) {
+  unsigned char v = 0x77;
+  size_t size = 1;
+  EXPECT_EQ(get(a, &v, &size), CUDA_SUCCESS) << a;
+  return v;
+}
+
+unsigned FlagsOf(CoredumpFn get) {
+  std::uint32_t v = 0x7777;
+  size_t size = sizeof v;
+  EXPECT_EQ(get(CU_COREDUMP_GENERATION_FLAGS, &v, &size), CUDA_SUCCESS);
+  return v;
+}
+
+CUresult SetByte(CoredumpFn set, CUcoredumpSettings a, unsigned char v) {
+  size_t size = 1;
+  return set(a, &v, &size);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:noctx): every
+// default is 0 but TRIGGER_HOST (1), FILE and PIPE are "" (not cuda.h's core.cuda.HOST.PID), the
+// size queries answer 1 / 1024 / 4.
+TEST_F(CoredumpTest, DefaultsAndSizes) {
   size_t size = 0;
   ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size),
             CUDA_SUCCESS);
   EXPECT_EQ(size, 1u);
   ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size), CUDA_SUCCESS);
   EXPECT_EQ(size, 1024u);
-  bool v = true;
-  size = 1;
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  ASSERT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_PIPE, nullptr, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, nullptr, &size),
             CUDA_SUCCESS);
-  EXPECT_FALSE(v);
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &v, &size), CUDA_SUCCESS);
-  EXPECT_TRUE(v);
-  const std::string file = GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE);
-  EXPECT_EQ(file.rfind("core.cuda.", 0), 0u) << file;
-  EXPECT_NE(file.find("." + std::to_string(getpid())), std::string::npos) << file;
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(static_cast<CUcoredumpSettings>(0), nullptr, &size),
-            CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_MAX, nullptr, &size),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST), 1u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER), 0u);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), 0u);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_PIPE), "");
+  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), "");
+  for (int bad : {0, static_cast<int>(CU_COREDUMP_MAX), 9, -1, 1000}) {
+    size = 0;
+    EXPECT_EQ(cuCoredumpGetAttributeGlobal(static_cast<CUcoredumpSettings>(bad), nullptr, &size),
+              CUDA_ERROR_INVALID_VALUE)
+        << bad;
+    EXPECT_EQ(size, 0u) << bad;
+  }
   EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(CoredumpTest, SetThenGetAndTheContextInheritsGlobalSettings) {  // coredump:global, :mixed
-  const char path[] = "/tmp/fakecuda_core";
-  size_t size = sizeof path;
-  ASSERT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(path), &size),
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:ctx): a
+// boolean or GENERATION_FLAGS is read and written with *size exactly its size (one less, 8 more,
+// 0: CUDA_ERROR_INVALID_VALUE, *size and the buffer untouched); FILE and PIPE are read with any
+// *size, which stays as it was.
+TEST_F(CoredumpTest, SizesMustBeExactButStringsTakeAny) {
+  unsigned char buf[64];
+  std::memset(buf, 0x77, sizeof buf);
+  for (size_t wrong : {size_t{0}, size_t{9}}) {
+    size_t size = wrong;
+    EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, buf, &size),
+              CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(size, wrong);
+    size = wrong;
+    EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_TRIGGER_HOST, buf, &size),
+              CUDA_ERROR_INVALID_VALUE);
+  }
+  size_t size = 3;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, buf, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  size = 12;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, buf, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(AllBytes(buf, sizeof buf, 0x77));
+  size = 0;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, buf, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 0u);
+  size = 1023;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_PIPE, buf, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1023u);
+  EXPECT_EQ(buf[0], 0) << "the (empty) string was written";
+  // Setters: the same exact sizes.
+  const int one = 1;
+  size = sizeof one;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION,
+                                         const_cast<int*>(&one), &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, sizeof one);
+  unsigned char f = 0;
+  size = 0;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &f, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  std::uint64_t wide = CU_COREDUMP_LIGHTWEIGHT_FLAGS;
+  size = sizeof wide;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, &wide, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), 0u);
+  std::uint32_t narrow = CU_COREDUMP_SKIP_GLOBAL_MEMORY;
+  size = sizeof narrow;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, &narrow, &size),
             CUDA_SUCCESS);
-  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), path);
-  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), path);
-  bool on = true;
-  size = 1;
-  ASSERT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &on, &size), CUDA_SUCCESS);
-  bool v = false;
-  ASSERT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size), CUDA_SUCCESS);
-  EXPECT_TRUE(v);
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), unsigned{CU_COREDUMP_SKIP_GLOBAL_MEMORY});
+}
+
+// NVIDIA's cuda-python test suite (cuda_bindings/tests/test_cuda.py, test_cuda_coredump_attr),
+// which passes on the real driver: cuda-bindings hands a bytes value over as its buffer with
+// size len(value), the terminator not counted, and a bool as one byte of size 1. Measured
+// 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global): the process-wide setter reads
+// the string to its terminator whatever *size says ("/tmp/x" with size 3 sets "/tmp/x"), and
+// LIGHTWEIGHT / TRIGGER_HOST are views of GENERATION_FLAGS.
+TEST_F(CoredumpTest, CudaBindingsSetsStringsWithTheirLengthAsSize) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST, 0), CUDA_SUCCESS);
+  const char file[] = "corefile";
+  size_t size = std::strlen(file);
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(file), &size),
             CUDA_SUCCESS);
-  EXPECT_FALSE(v) << "a context's setting is its own";
+  EXPECT_EQ(size, std::strlen(file));
+  const char pipe[] = "corepipe";
+  size = std::strlen(pipe);
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_PIPE, const_cast<char*>(pipe), &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 1), CUDA_SUCCESS);
+
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST), 0u);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "corefile");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_PIPE), "corepipe");
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 1u);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal),
+            unsigned{CU_COREDUMP_LIGHTWEIGHT_FLAGS | CU_COREDUMP_SKIP_ABORT});
+
+  const char x[] = "/tmp/x";
+  size = 3;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(x), &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "/tmp/x");
+  const std::string longest(1023, 'a'), too_long(1024, 'b');
+  size = longest.size() + 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(longest.c_str()),
+                                         &size),
+            CUDA_SUCCESS);
+  size = too_long.size() + 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(too_long.c_str()),
+                                         &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), longest);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:ctx): the
+// stored booleans keep the byte set (2 reads back 2); the views of GENERATION_FLAGS read 1.
+TEST_F(CoredumpTest, StoredBooleansKeepTheByte) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION, 2),
+            CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER, 2),
+            CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION, 2), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 2), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 1u);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:ctx, coredump:mixed): a
+// context's settings are the global ones as they were when it was created (a later global set
+// does not reach it), its own sets stay its own, it refuses ENABLE_USER_TRIGGER and PIPE with
+// CUDA_ERROR_INVALID_VALUE (even the size queries), its FILE setter reads at most *size
+// characters, and CU_CTX_USER_COREDUMP_ENABLE / CU_CTX_COREDUMP_ENABLE make ENABLE_ON_EXCEPTION 1.
+TEST_F(CoredumpTest, ContextsCopyTheGlobalSettingsWhenCreated) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 1), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_LIGHTWEIGHT), 0u)
+      << "the primary context was created before the global set";
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttribute), 0u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION, 1), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u)
+      << "a context's setting is its own";
+
+  size_t size = 0;
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_USER_TRIGGER, nullptr, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_PIPE, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_PIPE, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, 0u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_USER_TRIGGER, 1),
+            CUDA_ERROR_INVALID_VALUE);
+  const char x[] = "/tmp/x";
+  size = 3;
+  EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_FILE, const_cast<char*>(x), &size), CUDA_SUCCESS);
+  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), "/tm");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "");
+
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST, 0), CUDA_SUCCESS);
+  CUctxCreateParams params;
+  std::memset(&params, 0, sizeof params);
+  CUcontext created = nullptr;
+  ASSERT_EQ(cuCtxCreate(&created, &params, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_TRIGGER_HOST), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_LIGHTWEIGHT), 1u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u);
+  ASSERT_EQ(cuCtxDestroy(created), CUDA_SUCCESS);
+  for (unsigned flags : {unsigned{CU_CTX_COREDUMP_ENABLE}, unsigned{CU_CTX_USER_COREDUMP_ENABLE}}) {
+    ASSERT_EQ(cuCtxCreate(&created, &params, flags, 0), CUDA_SUCCESS);
+    EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 1u) << flags;
+    ASSERT_EQ(cuCtxDestroy(created), CUDA_SUCCESS);
+  }
   ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
-  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size),
             CUDA_ERROR_INVALID_CONTEXT);
 }
 
@@ -406,7 +574,10 @@ TEST_F(GreenCtxTest, DestroyReleasesThePrimaryRetainAndTheStreams) {  // probe g
 }
 
 // Before cuInit every entry point answers CUDA_ERROR_NOT_INITIALIZED (probe noinit).
-TEST(MiscNoInitTest, EveryEntryPointAnswersNotInitialized) {
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe noinit): every entry point of the area
+// answers CUDA_ERROR_NOT_INITIALIZED before cuInit, but the process-wide coredump attributes,
+// which answer as after it.
+TEST(MiscNoInitTest, EveryEntryPointButTheGlobalCoredumpAttributesAnswersNotInitialized) {
   fakecuda::ScopedDriver driver;  // installed, cuInit not called
   ASSERT_TRUE(driver.ok());
   CUipcMemHandle mh;
@@ -431,11 +602,19 @@ TEST(MiscNoInitTest, EveryEntryPointAnswersNotInitialized) {
   EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
-            CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
-  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
-            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  unsigned char v = 0x77;
+  size = 1;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 0);
+  v = 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &v, &size), CUDA_SUCCESS);
+  v = 0;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &v, &size), CUDA_SUCCESS);
+  EXPECT_EQ(v, 1) << "a set before cuInit holds";
   EXPECT_EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuGreenCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM),
