@@ -54,7 +54,10 @@ class MiscTest : public FakeDriverTest {
 
 using IpcTest = MiscTest;
 
-TEST_F(IpcTest, MemHandleOfCuMemAllocIsStableAndPerAllocation) {  // probe ipc:mem
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem, ipc:kinds): a handle is the
+// same for every export of an allocation from one context, differs between allocations and
+// between contexts, and an interior pointer exports its allocation.
+TEST_F(IpcTest, MemHandleIsPerAllocationAndContext) {
   CUdeviceptr a = 0, b = 0;
   ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
   ASSERT_EQ(cuMemAlloc(&b, 4096), CUDA_SUCCESS);
@@ -67,16 +70,31 @@ TEST_F(IpcTest, MemHandleOfCuMemAllocIsStableAndPerAllocation) {  // probe ipc:m
   EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
   ASSERT_EQ(cuIpcGetMemHandle(&h3, b), CUDA_SUCCESS);
   EXPECT_NE(std::memcmp(&h1, &h3, sizeof h1), 0);
+  std::memset(&h3, 0x77, sizeof h3);
+  ASSERT_EQ(cuIpcGetMemHandle(&h3, a + 4096), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(&h1, &h3, sizeof h1), 0) << "an interior pointer exports its allocation";
+  CUctxCreateParams params;
+  std::memset(&params, 0, sizeof params);
+  CUcontext other = nullptr;
+  ASSERT_EQ(cuCtxCreate(&other, &params, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetMemHandle(&h3, a), CUDA_SUCCESS);
+  EXPECT_NE(std::memcmp(&h1, &h3, sizeof h1), 0) << "another context's export differs";
+  CUdeviceptr opened = 77;
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h1, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(opened, 77u);
+  ASSERT_EQ(cuCtxDestroy(other), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree(b), CUDA_SUCCESS);
 }
 
-TEST_F(IpcTest, MemHandleRefusesInteriorFreedAndNonDeviceMemory) {  // probes ipc:mem, ipc:kinds
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem, ipc:kinds).
+TEST_F(IpcTest, MemHandleRefusesFreedAndNonDeviceMemory) {
   CUdeviceptr a = 0;
   ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
   CUipcMemHandle h;
   std::memset(&h, 0x77, sizeof h);
-  EXPECT_EQ(cuIpcGetMemHandle(&h, a + 4096), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcGetMemHandle(&h, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcGetMemHandle(nullptr, a), CUDA_ERROR_INVALID_VALUE);
   EXPECT_TRUE(AllBytes(&h, sizeof h, 0x77)) << "a failed export leaves the handle alone";
@@ -92,7 +110,11 @@ TEST_F(IpcTest, MemHandleRefusesInteriorFreedAndNonDeviceMemory) {  // probes ip
   EXPECT_EQ(cuIpcGetMemHandle(&h, a), CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {  // probe ipc:mem
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem): in the exporting process an
+// open is CUDA_ERROR_INVALID_CONTEXT; Flags without CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0, 2) are
+// CUDA_ERROR_INVALID_VALUE first, while 0xffffffff (the bit set) passes; a zero or junk handle is
+// CUDA_ERROR_INVALID_VALUE; closing what was not opened is CUDA_ERROR_INVALID_VALUE.
+TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {
   CUdeviceptr a = 0;
   ASSERT_EQ(cuMemAlloc(&a, 4096), CUDA_SUCCESS);
   CUipcMemHandle h;
@@ -101,15 +123,24 @@ TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {  // probe ipc:me
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(opened, 77u);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 0xffffffffu), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuIpcOpenMemHandle(nullptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_VALUE);
   CUipcMemHandle junk;
   std::memset(&junk, 0x5a, sizeof junk);
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_VALUE);
+  std::memset(&junk, 0, sizeof junk);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcCloseMemHandle(a), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcCloseMemHandle(a + 4096), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT)
+      << "the handle of a freed allocation, in the exporting process";
 }
 
 // The fake's own answer (fakecuda/internal/ipc_model.h): a handle of another process cannot be
@@ -133,28 +164,49 @@ TEST_F(IpcTest, HandleOfAnotherProcessIsNotSupported) {
   CUevent e = nullptr;
   EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(e, nullptr);
-  // A memory handle is not an event handle.
+  // A memory handle is not an event handle: unreadable, CUDA_ERROR_MAP_FAILED (as zeros and junk
+  // are on the H100).
   std::memcpy(eh.reserved, h.reserved, sizeof eh.reserved);
-  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_MAP_FAILED);
 }
 
-TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {  // probe ipc:event
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:event, noctx:cuIpcGetEventHandle):
+// an event without CU_EVENT_INTERPROCESS is CUDA_ERROR_INVALID_HANDLE with the handle zeroed; a
+// null event CUDA_ERROR_INVALID_VALUE; no current context CUDA_ERROR_INVALID_CONTEXT before the
+// event is looked at; a zero or junk handle opens as CUDA_ERROR_MAP_FAILED, one of this process
+// as CUDA_ERROR_INVALID_CONTEXT.
+TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {
   CUevent plain = nullptr, ipc = nullptr;
   ASSERT_EQ(cuEventCreate(&plain, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   ASSERT_EQ(cuEventCreate(&ipc, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   CUipcEventHandle h1, h2;
   std::memset(&h1, 0x77, sizeof h1);
-  EXPECT_EQ(cuIpcGetEventHandle(&h1, plain), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_TRUE(AllBytes(&h1, sizeof h1, 0x77));
+  EXPECT_EQ(cuIpcGetEventHandle(&h1, plain), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(AllBytes(&h1, sizeof h1, 0)) << "zeroed";
   ASSERT_EQ(cuIpcGetEventHandle(&h1, ipc), CUDA_SUCCESS);
+  EXPECT_FALSE(AllBytes(&h1, sizeof h1, 0));
   ASSERT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_SUCCESS);
   EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
   EXPECT_EQ(cuIpcGetEventHandle(nullptr, ipc), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cuIpcGetEventHandle(&h2, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, nullptr), CUDA_ERROR_INVALID_VALUE);
   CUevent opened = nullptr;
   EXPECT_EQ(cuIpcOpenEventHandle(&opened, h1), CUDA_ERROR_INVALID_CONTEXT);
+  CUipcEventHandle junk;
+  std::memset(&junk, 0, sizeof junk);
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, junk), CUDA_ERROR_MAP_FAILED);
+  std::memset(&junk, 0x5a, sizeof junk);
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, junk), CUDA_ERROR_MAP_FAILED);
+  EXPECT_EQ(opened, nullptr);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  std::memset(&h2, 0x77, sizeof h2);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_TRUE(AllBytes(&h2, sizeof h2, 0x77));
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, h1), CUDA_ERROR_INVALID_CONTEXT);
+  ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
   EXPECT_EQ(cuEventDestroy(plain), CUDA_SUCCESS);
   EXPECT_EQ(cuEventDestroy(ipc), CUDA_SUCCESS);
+  // A destroyed event: the H100 answered CUDA_SUCCESS and wrote a handle (it reads the freed
+  // event); the fake knows the event is gone and answers CUDA_ERROR_INVALID_HANDLE.
   EXPECT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_ERROR_INVALID_HANDLE);
 }
 
