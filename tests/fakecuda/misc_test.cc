@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fakecuda/fake_driver.h"
@@ -459,7 +460,10 @@ CUdevResource DeviceSm() {
   return r;
 }
 
-TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {  // probe green:resource
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:resource): the device's SM
+// resource has the SM count and minSmPartitionSize = smCoscheduledAlignment = 8 (compute 9.0), a
+// context's is the same, and a null context is CUDA_ERROR_INVALID_CONTEXT (not the current one).
+TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {
   int sms = 0;
   ASSERT_EQ(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
   const CUdevResource r = DeviceSm();
@@ -476,11 +480,22 @@ TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {  // probe green:reso
   EXPECT_EQ(cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_VALUE);
   CUdevResource c;
   ASSERT_EQ(cuCtxGetDevResource(primary_, &c, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
-  EXPECT_EQ(c.sm.smCount, r.sm.smCount);
+  EXPECT_EQ(std::memcmp(&c, &r, sizeof c), 0) << "the primary context's is the device's";
+  std::memset(&x, 0x77, sizeof x);
+  EXPECT_EQ(cuCtxGetDevResource(nullptr, &x, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_TRUE(AllBytes(&x, sizeof x, 0x77));
 }
 
-TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {  // probe green:split
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:split): the group size is the
+// count rounded up to the alignment (8, or 2 with IGNORE_SM_COSCHEDULING), but never more than
+// the whole resource; groups and remainder say 0 for minSmPartitionSize and
+// smCoscheduledAlignment; both flags together are CUDA_ERROR_INVALID_VALUE, unknown bits are
+// ignored; an SM resource the driver did not make is CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION.
+// (Groups of 8 SMs with co-scheduling: the H100 gave 15, not 132 / 8 = 16; the fake, without
+// the GPU's GPC layout, gives 16.)
+TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {
   const CUdevResource dev = DeviceSm();
+  ASSERT_EQ(dev.sm.smCount, 132u) << "the H200 profile";
   unsigned n = 0;
   ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, 0, 9), CUDA_SUCCESS);
   EXPECT_EQ(n, 8u);  // 132 SMs in groups of 16
@@ -489,34 +504,89 @@ TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {  // probe green:split
   ASSERT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, &rem, 0, 9), CUDA_SUCCESS);
   EXPECT_EQ(n, 8u);
   EXPECT_EQ(groups[0].sm.smCount, 16u);
+  EXPECT_EQ(groups[0].sm.minSmPartitionSize, 0u);
+  EXPECT_EQ(groups[0].sm.smCoscheduledAlignment, 0u);
   EXPECT_EQ(rem.sm.smCount, 4u);
+  EXPECT_EQ(rem.sm.minSmPartitionSize, 0u);
+  EXPECT_EQ(rem.sm.smCoscheduledAlignment, 0u);
+  for (auto [min, size] : {std::pair{17u, 24u}, std::pair{33u, 40u}, std::pair{66u, 72u},
+                           std::pair{128u, 128u}, std::pair{132u, 132u}}) {
+    n = 1;
+    ASSERT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, min), CUDA_SUCCESS)
+        << min;
+    EXPECT_EQ(groups[0].sm.smCount, size) << min;
+  }
+  n = 0;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr,
+                                        CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING, 9),
+            CUDA_SUCCESS);
+  EXPECT_EQ(n, 13u);  // groups of 10
+  unsigned plain = 0;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &plain, &dev, nullptr, 0, 8), CUDA_SUCCESS);
+  for (unsigned flags : {4u, 0x80000000u}) {
+    n = 0;
+    EXPECT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, flags, 8), CUDA_SUCCESS)
+        << flags;
+    EXPECT_EQ(n, plain) << flags;
+  }
+  n = 12345;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, 3, 8),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(n, 12345u);
   n = 2;
-  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, 1000),
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, 133),
             CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
   EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), nullptr, &dev, nullptr, 0, 8),
             CUDA_ERROR_INVALID_VALUE);
-  // A resource the driver did not write is refused.
-  CUdevResource forged;
-  std::memset(&forged, 0, sizeof forged);
-  forged.type = CU_DEV_RESOURCE_TYPE_SM;
-  forged.sm = dev.sm;
+  CUdevResource made;
+  std::memset(&made, 0, sizeof made);
+  made.type = CU_DEV_RESOURCE_TYPE_SM;
   n = 2;
-  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &forged, nullptr, 0, 8),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  made.sm = dev.sm;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  made = dev;
+  made.type = CU_DEV_RESOURCE_TYPE_INVALID;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_TYPE);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &rem, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION)
+      << "a split's results are not split again";
 }
 
-TEST_F(GreenCtxTest, DescriptorTakesResourcesOfOneSplitOnly) {  // probe green:desc
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:desc): a descriptor takes
+// groups of different splits, the same group twice, the remainder, the device's resource with a
+// group or twice (cuda.h asks for one split); each call makes a new descriptor.
+TEST_F(GreenCtxTest, DescriptorTakesAnyResourcesTheDriverMade) {
   const CUdevResource dev = DeviceSm();
-  CUdevResource a[2], b[2];
+  CUdevResource a[2], b[2], rem;
   unsigned n = 2, m = 2;
-  ASSERT_EQ(cuDevSmResourceSplitByCount(a, &n, &dev, nullptr, 0, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevSmResourceSplitByCount(a, &n, &dev, &rem, 0, 16), CUDA_SUCCESS);
   ASSERT_EQ(cuDevSmResourceSplitByCount(b, &m, &dev, nullptr, 0, 16), CUDA_SUCCESS);
-  CUdevResourceDesc d = nullptr;
+  CUdevResourceDesc d = nullptr, d2 = nullptr;
   EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 2), CUDA_SUCCESS);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d2, a, 2), CUDA_SUCCESS);
+  EXPECT_NE(d, d2);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, &rem, 1), CUDA_SUCCESS);
   CUdevResource cross[2] = {a[0], b[1]};
-  EXPECT_EQ(cuDevResourceGenerateDesc(&d, cross, 2), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, cross, 2), CUDA_SUCCESS);
+  CUdevResource same[2] = {a[0], a[0]};
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, same, 2), CUDA_SUCCESS);
+  CUdevResource devplus[2] = {dev, a[0]};
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, devplus, 2), CUDA_SUCCESS);
+  d = reinterpret_cast<CUdevResourceDesc>(0x5a5a5a5a0000ull);
   EXPECT_EQ(cuDevResourceGenerateDesc(nullptr, a, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, nullptr, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d, reinterpret_cast<CUdevResourceDesc>(0x5a5a5a5a0000ull));
+  // The fake's answers where the H100 crashed: no resources, one it did not make.
   EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 0), CUDA_ERROR_INVALID_VALUE);
+  CUdevResource made;
+  std::memset(&made, 0, sizeof made);
+  made.type = CU_DEV_RESOURCE_TYPE_SM;
+  made.sm = dev.sm;
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, &made, 1), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
 }
 
 // Makes a green context of one group of `min_count` SMs.
@@ -542,6 +612,14 @@ TEST_F(GreenCtxTest, CreateConvertQueryDestroy) {  // probe green:ctx
   CUgreenCtx green = nullptr;
   EXPECT_EQ(cuGreenCtxCreate(&green, d, 0, 0), CUDA_ERROR_INVALID_VALUE)
       << "CU_GREEN_CTX_DEFAULT_STREAM is required";
+  // Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:ctx): a null descriptor makes
+  // a green context; the fake gives it the whole device.
+  CUgreenCtx whole = nullptr;
+  ASSERT_EQ(cuGreenCtxCreate(&whole, nullptr, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+  CUdevResource wr;
+  ASSERT_EQ(cuGreenCtxGetDevResource(whole, &wr, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  EXPECT_EQ(wr.sm.smCount, dev.sm.smCount);
+  ASSERT_EQ(cuGreenCtxDestroy(whole), CUDA_SUCCESS);
   ASSERT_EQ(cuGreenCtxCreate(&green, d, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
   EXPECT_EQ(fake().LiveObjects().green_contexts, 1);
   EXPECT_NE(fake().LeakReport().find("green context"), std::string::npos);
@@ -560,7 +638,9 @@ TEST_F(GreenCtxTest, CreateConvertQueryDestroy) {  // probe green:ctx
   EXPECT_EQ(cuGreenCtxDestroy(green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(cuCtxFromGreenCtx(&c, green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(cuGreenCtxGetId(green, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
-  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_INVALID_VALUE);
+  // A null green context: CUDA_ERROR_INVALID_CONTEXT, as measured for cuGreenCtxStreamCreate,
+  // cuGreenCtxRecordEvent and cuGreenCtxWaitEvent (the other entry points were not reached).
+  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuGreenCtxDestroy(reinterpret_cast<CUgreenCtx>(0x5a5a5a5a0000ull)),
             CUDA_ERROR_INVALID_CONTEXT);
 }
@@ -597,7 +677,14 @@ TEST_F(GreenCtxTest, GreenStreamRunsWorkAndRecordEventWaitsForIt) {  // probe gr
   ASSERT_EQ(cuMemcpyDtoH(host.data(), b, host.size()), CUDA_SUCCESS);
   EXPECT_TRUE(AllBytes(host.data(), host.size(), 0x3c));
   EXPECT_EQ(cuGreenCtxWaitEvent(green, e), CUDA_SUCCESS);
+  // Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:streams).
   EXPECT_EQ(cuGreenCtxRecordEvent(green, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuGreenCtxWaitEvent(green, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuGreenCtxRecordEvent(nullptr, e), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cuGreenCtxWaitEvent(nullptr, e), CUDA_ERROR_INVALID_CONTEXT);
+  CUstream sx = nullptr;
+  EXPECT_EQ(cuGreenCtxStreamCreate(&sx, nullptr, CU_STREAM_NON_BLOCKING, 0),
+            CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuEventDestroy(e), CUDA_SUCCESS);
   EXPECT_EQ(cuStreamDestroy(s), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
@@ -625,7 +712,6 @@ TEST_F(GreenCtxTest, DestroyReleasesThePrimaryRetainAndTheStreams) {  // probe g
   EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
 }
 
-// Before cuInit every entry point answers CUDA_ERROR_NOT_INITIALIZED (probe noinit).
 // Measured 2026-12-06, H100 driver 580.159.04 (misc_probe noinit): every entry point of the area
 // answers CUDA_ERROR_NOT_INITIALIZED before cuInit, but the process-wide coredump attributes,
 // which answer as after it.
