@@ -10,7 +10,7 @@
 
 // FAKECUDA_ENTER without the cuInit check (measured: the ...Global forms work before cuInit).
 #define FAKECUDA_ENTER_ANY_INIT(name) \
-  FAKECUDA_ENTER_NOLOCK(name)         \
+  FAKECUDA_ENTER_NOLOCK_NAMED(#name)  \
   cuhal::MutexLock lock(st->mu);
 
 extern "C" {

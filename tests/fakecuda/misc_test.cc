@@ -1,10 +1,11 @@
 // Copyright 2026 The cuhal Authors.
 // fakecuda's IPC handles, profiler controls, coredump attributes, device resources and green
 // contexts (fakecuda/entry/{ipc,profiler,coredump,resource}_entry.cc). Fake only: the entry points
-// are called directly (cuhal's symbol table has none of them). UNMEASURED: every expectation is
-// what cuda.h documents (or, where said, the fake's own choice), not yet an answer of the H200; the
-// probe case that asks the H200 is named beside each test (ci/gpu-probes/misc_probe.cc;
-// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+// are called directly (cuhal's symbol table has none of them). The expectations are what the
+// real driver answered, measured 2026-12-06 on H100 80GB HBM3, driver 580.159.04
+// (ci/gpu-probes/misc_probe.cc; results in ci/gpu-probes/results/2026-12-06-h100-misc.real.txt;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts"), or, where said,
+// the fake's own answer (where the real driver crashed or cannot be matched).
 #include <gtest/gtest.h>
 
 #include <cudaProfiler.h>
@@ -215,7 +216,10 @@ TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {
 
 using ProfilerTest = MiscTest;
 
-TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {  // probes profiler:*
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe profiler:*): start and stop succeed,
+// repeatedly and in any order, with a current context, and answer CUDA_ERROR_INVALID_CONTEXT
+// without one.
+TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {
   EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStop(), CUDA_SUCCESS);
@@ -223,6 +227,38 @@ TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {  // probes profiler
   ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe profiler:*): cuGetProcAddress resolves
+// cuProfilerStart, cuProfilerStop and cuProfilerInitialize (cudaProfiler.h), and
+// cuProfilerInitialize answers CUDA_ERROR_NOT_SUPPORTED. cuda-bindings (cuda-python) finds every
+// driver function through cuGetProcAddress; its test_profiler failed with "cuProfilerStart not
+// found" while the fake resolved cuda.h's functions only.
+TEST_F(ProfilerTest, CuGetProcAddressResolvesTheProfilerFunctions) {
+  for (const char* name : {"cuProfilerStart", "cuProfilerStop", "cuProfilerInitialize"}) {
+    void* pfn = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    ASSERT_EQ(cuGetProcAddress(name, &pfn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+              CUDA_SUCCESS)
+        << name;
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << name;
+    ASSERT_NE(pfn, nullptr) << name;
+    CUresult (*fn)() = nullptr;
+    std::memcpy(&fn, &pfn, sizeof fn);
+    if (std::strcmp(name, "cuProfilerInitialize") == 0) {
+      EXPECT_EQ(fn(), CUDA_ERROR_NOT_SUPPORTED);
+    } else {
+      EXPECT_EQ(fn(), CUDA_SUCCESS) << name;
+    }
+  }
+  void* start = nullptr;
+  ASSERT_EQ(cuGetProcAddress("cuProfilerStart", &start, 13000, CU_GET_PROC_ADDRESS_DEFAULT,
+                             nullptr),
+            CUDA_SUCCESS);
+  CUresult (*own)() = &cuProfilerStart;
+  void* own_address = nullptr;
+  std::memcpy(&own_address, &own, sizeof own_address);
+  EXPECT_EQ(start, own_address);
 }
 
 // --- coredump attributes ---
