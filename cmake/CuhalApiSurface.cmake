@@ -1,10 +1,12 @@
 # The API surface of cuda.h and nccl.h as the compiler sees it, and the fallbacks that make the
 # drop-ins export all of it (docs/api_coverage.md says what is modelled and what falls back).
 #
-# cuhal_api_declarations(<out_file> HEADER <header> PREFIXES <p>... [PER_THREAD]
+# cuhal_api_declarations(<out_file> HEADER <header>... PREFIXES <p>... [PER_THREAD]
 #                        [VERSION_MACRO <macro>])
-#   At configure time, preprocesses `#include <header>` with the C++ compiler (the same include
-#   directories as cuhal::cuda_headers) and writes every function it declares whose name starts
+#   At configure time, preprocesses `#include <header>` of each HEADER (in order) with the C++
+#   compiler (the same include directories as cuhal::cuda_headers; the driver API is cuda.h and
+#   cudaProfiler.h, whose cuProfilerStart/Stop libcuda exports and cuGetProcAddress resolves like
+#   the rest) and writes every function they declare whose name starts
 #   with one of PREFIXES to <out_file>, one line each: "<symbol> <kind> <plain> <return>", where
 #   <symbol> is the name after cuda.h's macros (cuMemAlloc_v2), <plain> the name callers write
 #   and cuGetProcAddress is asked for (cuMemAlloc), <return> CUresult, ncclResult_t, const_char_ptr
@@ -27,26 +29,31 @@
 #   not defined, and adds <cc> to <target> (cmake/api_fallbacks.cmake has the details).
 
 function(cuhal_api_declarations out_file)
-  cmake_parse_arguments(ARG "PER_THREAD" "HEADER;VERSION_MACRO" "PREFIXES" ${ARGN})
+  cmake_parse_arguments(ARG "PER_THREAD" "VERSION_MACRO" "HEADER;PREFIXES" ${ARGN})
   get_target_property(include_dirs cuhal::cuda_headers INTERFACE_INCLUDE_DIRECTORIES)
   set(include_flags "")
   foreach(dir IN LISTS include_dirs)
     list(APPEND include_flags "-I${dir}")
   endforeach()
   set(work_dir ${CMAKE_CURRENT_BINARY_DIR}/api_surface)
-  string(MAKE_C_IDENTIFIER "${ARG_HEADER}" stem)
+  list(GET ARG_HEADER 0 first_header)
+  string(MAKE_C_IDENTIFIER "${first_header}" stem)
   set(source ${work_dir}/${stem}.cc)
-  file(WRITE ${source} "#include <${ARG_HEADER}>\n")
-  set(header_path "")
-  foreach(dir IN LISTS include_dirs)
-    if(NOT header_path AND EXISTS "${dir}/${ARG_HEADER}")
-      set(header_path "${dir}/${ARG_HEADER}")
+  set(includes "")
+  foreach(header IN LISTS ARG_HEADER)
+    string(APPEND includes "#include <${header}>\n")
+    set(header_path "")
+    foreach(dir IN LISTS include_dirs)
+      if(NOT header_path AND EXISTS "${dir}/${header}")
+        set(header_path "${dir}/${header}")
+      endif()
+    endforeach()
+    if(NOT header_path)
+      message(FATAL_ERROR "cuhal_api_declarations: ${header} not found in ${include_dirs}")
     endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${header_path})
   endforeach()
-  if(NOT header_path)
-    message(FATAL_ERROR "cuhal_api_declarations: ${ARG_HEADER} not found in ${include_dirs}")
-  endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${header_path})
+  file(WRITE ${source} "${includes}")
 
   string(JOIN "|" prefix_regex ${ARG_PREFIXES})
   # Declarations: "<return type> <name>(", on one line once the newlines are spaces.

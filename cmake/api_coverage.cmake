@@ -160,21 +160,23 @@ Generated: do not edit. `cmake --build --preset release --target api_coverage` w
 `build/release/api/api_coverage.md` (cmake/api_coverage.cmake) and `--target api_coverage_update`
 copies it here; the test `api_coverage_doc_is_current` fails when this file differs from it.
 
-Every function `cuda.h` (CUDA_VERSION ${cuda_version}) and `nccl.h` (NCCL_VERSION_CODE
+Every function `cuda.h` (CUDA_VERSION ${cuda_version}; with it `cudaProfiler.h`, whose
+cuProfiler* libcuda also exports, listed under cuda.h below) and `nccl.h` (NCCL_VERSION_CODE
 ${nccl_version}) declare, as the compiler preprocesses them (cmake/CuhalApiSurface.cmake), is
 exported by the drop-ins `libcuda.so.1` and `libnccl.so.2`; `cuGetProcAddress` resolves every
-plain name of `cuda.h`. An entry point is **modelled** when fakecuda's or fakenccl's objects
-define it (listed by `nm` at build time); every other one is a generated **fallback** that reads
-no argument and answers as a driver without the feature would (fakecuda/entry/fallback.h,
-fakenccl/fallback.h): CUDA_ERROR_NOT_INITIALIZED before `cuInit`, else CUDA_ERROR_NOT_SUPPORTED
-(counted, and failed on request, by FAKECUDA_FAULTS under its plain name); ncclInvalidUsage with
-the last-error text \"not modelled by fakenccl\". A fallback is not what the H200 answers
-(UNMEASURED). Kinds: *current* is the symbol plain `cuda.h` maps the name to; *per-thread* the
-`_ptds`/`_ptsz` symbol of CUDA_API_PER_THREAD_DEFAULT_STREAM; *older ABI* the plain name of a
-versioned entry point, which the real driver still exports; *older ABI (not in cuda.h)* an
-older ABI fakecuda defines that the header does not declare. \"Tests naming it\" lists the files
-under tests/ that contain the symbol or (current) the plain name, or (older ABIs) a `dlsym` of
-the quoted name: a scan of the sources, not a proof that a test exercises it.
+plain name of `cuda.h` and `cudaProfiler.h`. An entry point is **modelled** when fakecuda's or
+fakenccl's objects define it (listed by `nm` at build time); every other one is a generated
+**fallback** that reads no argument and answers as a driver without the feature would
+(fakecuda/entry/fallback.h, fakenccl/fallback.h): CUDA_ERROR_NOT_INITIALIZED before `cuInit`,
+else CUDA_ERROR_NOT_SUPPORTED (counted, and failed on request, by FAKECUDA_FAULTS under its
+plain name); ncclInvalidUsage with the last-error text \"not modelled by fakenccl\". A fallback
+is not what the H200 answers (UNMEASURED). Kinds: *current* is the symbol plain `cuda.h` maps
+the name to; *per-thread* the `_ptds`/`_ptsz` symbol of CUDA_API_PER_THREAD_DEFAULT_STREAM;
+*older ABI* the plain name of a versioned entry point, which the real driver still exports;
+*older ABI (not in cuda.h)* an older ABI fakecuda defines that the header does not declare.
+\"Tests naming it\" lists the files under tests/ that contain the symbol or (current) the plain
+name, or (older ABIs) a `dlsym` of the quoted name: a scan of the sources, not a proof that a
+test exercises it.
 
 ## Totals
 

@@ -7,6 +7,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/coredump_model.h"
 #include "fakecuda/internal/thread_state.h"
 
 namespace fakecuda {
@@ -37,7 +38,9 @@ CUresult MissingContextError(CUcontext handle) {
 
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
                      std::uint64_t id = 0) CUHAL_REQUIRES(st->mu) {
-  return st->contexts().Create(id != 0 ? id : st->NewId(), device, primary, flags);
+  Context* ctx = st->contexts().Create(id != 0 ? id : st->NewId(), device, primary, flags);
+  st->coredump().OnContextCreated(ctx->id, flags);  // its coredump settings: the global ones now
+  return ctx;
 }
 
 // Removes `ctx_id` from the calling thread's stack top if it is there (cuCtxDestroy's rule).

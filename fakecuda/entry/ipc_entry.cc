@@ -1,9 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: IPC memory and event handles (cuIpcGetMemHandle, cuIpcOpenMemHandle_v2,
 // cuIpcCloseMemHandle, cuIpcGetEventHandle, cuIpcOpenEventHandle). The handle format and why
-// handles of other processes cannot be opened: fakecuda/internal/ipc_model.h. The answers are
-// modelled from cuda.h and UNMEASURED (ci/gpu-probes/misc_probe.cc, cases ipc:*, asks the H200;
-// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+// handles of other processes cannot be opened: fakecuda/internal/ipc_model.h. The answers in the
+// exporting process are the ones measured 2026-12-06 on H100 80GB HBM3, driver 580.159.04
+// (ci/gpu-probes/misc_probe.cc, cases ipc:*); across processes the real driver maps the memory
+// and the event (cases ipc:child:*), which the fake cannot (CUDA_ERROR_NOT_SUPPORTED).
 #include <cstring>
 
 #include "fakecuda/entry/entry.h"
@@ -14,8 +15,10 @@ namespace {
 
 // The answer for opening a handle in the process that exported it (any context of it).
 constexpr CUresult kSameProcessOpen = CUDA_ERROR_INVALID_CONTEXT;
-// The answer for a handle the fake cannot read (zeros, garbage, another kind's handle).
-constexpr CUresult kUnreadableHandle = CUDA_ERROR_INVALID_VALUE;
+// The answers for a handle the fake cannot read (zeros, garbage, another kind's handle), as
+// measured: a memory handle CUDA_ERROR_INVALID_VALUE, an event handle CUDA_ERROR_MAP_FAILED.
+constexpr CUresult kUnreadableMemHandle = CUDA_ERROR_INVALID_VALUE;
+constexpr CUresult kUnreadableEventHandle = CUDA_ERROR_MAP_FAILED;
 
 // Whether allocation `a` can be exported: cuMemAlloc / cuMemAllocPitch memory only.
 bool Exportable(const Allocation& a) {
@@ -34,8 +37,8 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle* pHandle, CUdeviceptr dptr) tr
   FAKECUDA_ENTER(cuIpcGetMemHandle)
   if (pHandle == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
-  (void)ctx;
-  const fakecuda::Allocation* a = st->memory().At(static_cast<std::uintptr_t>(dptr));
+  // Measured: an interior pointer exports its allocation (the base's handle).
+  const fakecuda::Allocation* a = st->memory().Find(static_cast<std::uintptr_t>(dptr));
   if (a == nullptr || !fakecuda::Exportable(*a)) return CUDA_ERROR_INVALID_VALUE;
   IpcHandleBits bits;
   bits.kind = IpcKind::kMemory;
@@ -45,6 +48,7 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle* pHandle, CUdeviceptr dptr) tr
   bits.base = a->base;
   bits.size = a->size;
   bits.device = a->device;
+  bits.context_id = ctx->id;  // measured: another context's export of it differs
   fakecuda::EncodeIpcHandle(bits, pHandle->reserved);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -55,14 +59,14 @@ CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr* pdptr, CUipcMemHandle handle,
                                     unsigned int Flags) try {
   FAKECUDA_ENTER(cuIpcOpenMemHandle)
   if (pdptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if ((Flags & ~static_cast<unsigned>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)) != 0) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  // cuda.h: Flags "must be specified as CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS". Measured: 0 and 2
+  // are CUDA_ERROR_INVALID_VALUE, 0xffffffff passes (the other bits are not looked at).
+  if ((Flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) == 0) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
   (void)ctx;
   IpcHandleBits bits;
   if (!fakecuda::DecodeIpcHandle(handle.reserved, IpcKind::kMemory, &bits)) {
-    return fakecuda::kUnreadableHandle;
+    return fakecuda::kUnreadableMemHandle;
   }
   if (bits.pid == fakecuda::CurrentPid()) return fakecuda::kSameProcessOpen;
   fakecuda::ReportCrossProcessOpen("cuIpcOpenMemHandle", bits.pid);
@@ -84,15 +88,25 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) try {
 
 CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle* pHandle, CUevent event) try {
   FAKECUDA_ENTER(cuIpcGetEventHandle)
-  if (pHandle == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: no current context is CUDA_ERROR_INVALID_CONTEXT whatever the event; a null event
+  // CUDA_ERROR_INVALID_VALUE; an event without CU_EVENT_INTERPROCESS CUDA_ERROR_INVALID_HANDLE
+  // with the handle zeroed. (A garbage event crashes the real driver; the fake answers
+  // CUDA_ERROR_INVALID_HANDLE and leaves the handle alone.)
+  FAKECUDA_REQUIRE_CONTEXT()
+  (void)ctx;
+  if (pHandle == nullptr || event == nullptr) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::Event* e = st->FindEvent(event);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if ((e->flags & CU_EVENT_INTERPROCESS) == 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((e->flags & CU_EVENT_INTERPROCESS) == 0) {
+    std::memset(pHandle->reserved, 0, sizeof pHandle->reserved);
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
   IpcHandleBits bits;
   bits.kind = IpcKind::kEvent;
   bits.pid = fakecuda::CurrentPid();
   bits.driver_serial = st->serial;
   bits.object_id = e->id;
+  bits.context_id = e->ctx_id;
   if (const fakecuda::Context* c = st->contexts().Find(e->ctx_id); c != nullptr) {
     bits.device = c->device;
   }
@@ -109,7 +123,7 @@ CUresult CUDAAPI cuIpcOpenEventHandle(CUevent* phEvent, CUipcEventHandle handle)
   (void)ctx;
   IpcHandleBits bits;
   if (!fakecuda::DecodeIpcHandle(handle.reserved, IpcKind::kEvent, &bits)) {
-    return fakecuda::kUnreadableHandle;
+    return fakecuda::kUnreadableEventHandle;
   }
   if (bits.pid == fakecuda::CurrentPid()) return fakecuda::kSameProcessOpen;
   fakecuda::ReportCrossProcessOpen("cuIpcOpenEventHandle", bits.pid);

@@ -1,8 +1,11 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: cuProfilerStart and cuProfilerStop (declared by cudaProfiler.h, exported by the
-// real libcuda). The fake has no profiler to start: they succeed with a current context and
-// answer CUDA_ERROR_INVALID_CONTEXT without one (UNMEASURED: ci/gpu-probes/misc_probe.cc, cases
-// profiler:*, asks the H200; docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+// real libcuda; cuGetProcAddress resolves them, cmake/CuhalApiSurface.cmake lists cudaProfiler.h
+// with cuda.h). The fake has no profiler to start: they succeed, repeatedly and in any order,
+// with a current context and answer CUDA_ERROR_INVALID_CONTEXT without one, as measured
+// 2026-12-06 on H100 80GB HBM3, driver 580.159.04 (ci/gpu-probes/misc_probe.cc, cases
+// profiler:*). cuProfilerInitialize is the generated fallback (CUDA_ERROR_NOT_SUPPORTED, as
+// measured).
 #include <cudaProfiler.h>
 
 #include "fakecuda/entry/entry.h"

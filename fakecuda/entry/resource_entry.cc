@@ -4,8 +4,9 @@
 // cuDevResourceGenerateDesc, cuGreenCtxCreate/Destroy, cuCtxFromGreenCtx, cuGreenCtxGetId,
 // cuGreenCtxStreamCreate, cuStreamGetGreenCtx, cuGreenCtxRecordEvent, cuGreenCtxWaitEvent).
 // The model, and how a green context maps onto the fake's contexts:
-// fakecuda/internal/resource_model.h. UNMEASURED (ci/gpu-probes/misc_probe.cc, cases green:*,
-// asks the H200; docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+// fakecuda/internal/resource_model.h. The answers follow what was measured 2026-12-06 on H100
+// 80GB HBM3, driver 580.159.04 (ci/gpu-probes/misc_probe.cc, cases green:*); where the real
+// driver crashed (garbage or null handles) the fake answers the error named at the entry point.
 #include <algorithm>
 
 #include "fakecuda/entry/entry.h"
@@ -39,16 +40,12 @@ CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource* resource
 CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource,
                                      CUdevResourceType type) try {
   FAKECUDA_ENTER(cuCtxGetDevResource)
-  fakecuda::Context* c = nullptr;
-  if (hCtx == nullptr) {
-    if (CUresult r = fakecuda::CurrentContextOrError(st, &c); r != CUDA_SUCCESS) return r;
-  } else {
-    c = st->FindContext(hCtx);
-    if (c == nullptr) {
-      return fakecuda::DecodeHandle(fakecuda::HandleKind::kContext, hCtx) != 0
-                 ? CUDA_ERROR_CONTEXT_IS_DESTROYED
-                 : CUDA_ERROR_INVALID_CONTEXT;
-    }
+  // Measured: a null context is CUDA_ERROR_INVALID_CONTEXT (not the current one).
+  fakecuda::Context* c = st->FindContext(hCtx);
+  if (c == nullptr) {
+    return fakecuda::DecodeHandle(fakecuda::HandleKind::kContext, hCtx) != 0
+               ? CUDA_ERROR_CONTEXT_IS_DESTROYED
+               : CUDA_ERROR_INVALID_CONTEXT;
   }
   if (resource == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return st->resources().ContextResource(*c, type, resource);

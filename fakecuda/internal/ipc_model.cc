@@ -21,7 +21,7 @@ struct Wire {
   std::uint64_t base;
   std::uint64_t size;
   std::int32_t device;
-  std::uint32_t reserved;
+  std::uint32_t context;  // low 32 bits of the exporting context's id
   std::uint64_t check;
 };
 static_assert(sizeof(Wire) == CU_IPC_HANDLE_SIZE, "an IPC handle is 64 bytes");
@@ -37,7 +37,8 @@ std::uint64_t Check(const Wire& w) {
   std::uint64_t h = 0x5851f42d4c957f2dULL;
   for (std::uint64_t v : {std::uint64_t{w.kind}, std::uint64_t{w.pid}, w.driver_serial,
                           w.object_id, w.base, w.size,
-                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(w.device))}) {
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(w.device)),
+                          std::uint64_t{w.context}}) {
     h = Mix(h, v);
   }
   return h;
@@ -56,6 +57,7 @@ void EncodeIpcHandle(const IpcHandleBits& bits, void* out) {
   w.base = bits.base;
   w.size = bits.size;
   w.device = bits.device;
+  w.context = static_cast<std::uint32_t>(bits.context_id);
   w.check = Check(w);
   std::memcpy(out, &w, sizeof w);
 }
@@ -72,6 +74,7 @@ bool DecodeIpcHandle(const void* in, IpcKind kind, IpcHandleBits* bits) {
   bits->base = w.base;
   bits->size = w.size;
   bits->device = w.device;
+  bits->context_id = w.context;
   return true;
 }
 

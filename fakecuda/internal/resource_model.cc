@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "fakecuda/internal/coredump_model.h"
+
 namespace fakecuda {
 namespace {
 
@@ -48,7 +50,9 @@ std::uint64_t TaggedId(H handle, std::uint64_t tag) {
   return (v & 0xFF) == tag ? v >> 8 : 0;
 }
 
-constexpr unsigned kKnownSplitFlags =
+// Measured: the two split flags together are CUDA_ERROR_INVALID_VALUE; other bits (4,
+// 0x80000000) are not looked at.
+constexpr unsigned kExclusiveSplitFlags =
     CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING |
     CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE;
 
@@ -85,7 +89,10 @@ void ResourceModel::WriteResource(const ResourceTag& tag, CUdevResource* out) co
   std::memcpy(out->_internal_padding, &w, sizeof w);
   unsigned min_partition = 0;
   unsigned alignment = 0;
-  SmParameters(tag.device, &min_partition, &alignment);
+  // Measured: the groups and the remainder of a split say 0 for both.
+  if (tag.kind != ResourceKind::kGroup && tag.kind != ResourceKind::kRemainder) {
+    SmParameters(tag.device, &min_partition, &alignment);
+  }
   out->sm.smCount = tag.sm_count;
   out->sm.minSmPartitionSize = min_partition;
   out->sm.smCoscheduledAlignment = alignment;
@@ -106,14 +113,18 @@ bool ResourceModel::ReadResource(const CUdevResource& r, ResourceTag* tag) const
   return true;
 }
 
+unsigned ResourceModel::DeviceSmCount(int device) const {
+  return static_cast<unsigned>(
+      std::max(0, st_->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
+}
+
 CUresult ResourceModel::DeviceResource(int device, int type, CUdevResource* out) {
   st_->mu.AssertHeld();
   if (type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
   ResourceTag tag;
   tag.kind = ResourceKind::kDevice;
   tag.device = device;
-  tag.sm_count = static_cast<unsigned>(
-      std::max(0, st_->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
+  tag.sm_count = DeviceSmCount(device);
   WriteResource(tag, out);
   return CUDA_SUCCESS;
 }
@@ -148,9 +159,11 @@ CUresult ResourceModel::Split(CUdevResource* result, unsigned* nb_groups,
   st_->mu.AssertHeld();
   if (nb_groups == nullptr || input == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (input->type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
-  if ((flags & ~kKnownSplitFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & kExclusiveSplitFlags) == kExclusiveSplitFlags) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: an SM resource the driver did not make (zeros, the device's numbers copied into a
+  // zeroed one, garbage) is CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION.
   ResourceTag in;
-  if (!ReadResource(*input, &in)) return CUDA_ERROR_INVALID_VALUE;
+  if (!ReadResource(*input, &in)) return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
   // The results of a split cannot be split again (cuda.h).
   if (in.kind == ResourceKind::kGroup || in.kind == ResourceKind::kRemainder ||
       in.kind == ResourceKind::kCombined) {
@@ -166,6 +179,9 @@ CUresult ResourceModel::Split(CUdevResource* result, unsigned* nb_groups,
   }
   unsigned size = std::max(min_count, min_partition);
   size = (size + alignment - 1) / alignment * alignment;
+  // Measured: a count the alignment rounds past the whole resource gets the whole resource
+  // (132 SMs, min 132: one group of 132).
+  size = std::min(size, in.sm_count);
   const unsigned possible = size == 0 ? 0 : in.sm_count / size;
   if (result == nullptr) {
     *nb_groups = possible;
@@ -194,16 +210,20 @@ CUresult ResourceModel::GenerateDesc(CUdevResourceDesc* out, const CUdevResource
   for (unsigned i = 0; i < n; ++i) {
     if (resources[i].type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
     ResourceTag t;
-    if (!ReadResource(resources[i], &t)) return CUDA_ERROR_INVALID_VALUE;
+    // Measured: as for a split, a resource the driver did not make.
+    if (!ReadResource(resources[i], &t)) return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     if (i == 0) {
       d.device = t.device;
       d.split = t.split;
-    } else if (t.device != d.device || t.split == 0 || t.split != d.split) {
-      // Several resources must come from one split instance (cuda.h).
-      return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    } else if (t.device != d.device) {
+      return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;  // UNMEASURED (one device measured)
     }
+    // Measured: resources of different splits, the same group twice, the device's resource
+    // with a group or twice are all accepted (cuda.h asks for one split instance). The fake
+    // adds their SM counts, capped at the device's.
     d.sm_count += t.sm_count;
   }
+  d.sm_count = std::min(d.sm_count, DeviceSmCount(d.device));
   d.id = st_->NewId();
   descs_.emplace(d.id, d);
   *out = TaggedHandle<CUdevResourceDesc>(d.id, kDescTag);
@@ -217,7 +237,8 @@ CUgreenCtx ResourceModel::GreenHandle(std::uint64_t id) {
 GreenContext* ResourceModel::FindGreen(CUgreenCtx green, CUresult* error) {
   st_->mu.AssertHeld();
   if (green == nullptr) {
-    *error = CUDA_ERROR_INVALID_VALUE;
+    // Measured for cuGreenCtxStreamCreate, cuGreenCtxRecordEvent and cuGreenCtxWaitEvent.
+    *error = CUDA_ERROR_INVALID_CONTEXT;
     return nullptr;
   }
   const std::uint64_t id = TaggedId(green, kGreenTag);
@@ -245,18 +266,27 @@ CUresult ResourceModel::CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUd
   st_->mu.AssertHeld();
   if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
-  auto it = descs_.find(TaggedId(desc, kDescTag));
-  if (it == descs_.end()) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: a null descriptor makes a green context (the fake gives it the whole device).
+  // A garbage one crashes the real driver; the fake answers CUDA_ERROR_INVALID_VALUE.
+  const ResourceDesc* found = nullptr;
+  if (desc != nullptr) {
+    auto it = descs_.find(TaggedId(desc, kDescTag));
+    if (it == descs_.end()) return CUDA_ERROR_INVALID_VALUE;
+    found = &it->second;
+  }
   if (dev < 0 || dev >= st_->device_count()) return CUDA_ERROR_INVALID_DEVICE;
-  if (dev != it->second.device) return CUDA_ERROR_INVALID_VALUE;
+  if (found != nullptr && dev != found->device) return CUDA_ERROR_INVALID_VALUE;
+  const unsigned sm_count = found != nullptr ? found->sm_count : DeviceSmCount(dev);
   // Retains the primary context (as cuDevicePrimaryCtxRetain does).
   Device& d = st_->device(dev);
   if (d.primary_ctx_id == 0) d.primary_ctx_id = st_->NewId();
   if (!st_->contexts().IsLive(d.primary_ctx_id)) {
     st_->contexts().Create(d.primary_ctx_id, dev, /*primary=*/true, d.primary_flags);
+    st_->coredump().OnContextCreated(d.primary_ctx_id, d.primary_flags);
   }
   ++d.primary_refcount;
   Context* ctx = st_->contexts().Create(st_->NewId(), dev, /*primary=*/false, d.primary_flags);
+  st_->coredump().OnContextCreated(ctx->id, d.primary_flags);
   // CU_GREEN_CTX_DEFAULT_STREAM: the context's default (legacy) stream, made now.
   Stream* s = st_->NewStream(ctx, CU_STREAM_DEFAULT, 0);
   s->legacy_default = true;
@@ -265,7 +295,7 @@ CUresult ResourceModel::CreateGreen(CUgreenCtx* out, CUdevResourceDesc desc, CUd
   g.id = st_->NewId();
   g.device = dev;
   g.ctx_id = ctx->id;
-  g.sm_count = it->second.sm_count;
+  g.sm_count = sm_count;
   greens_.emplace(g.id, g);
   *out = GreenHandle(g.id);
   return CUDA_SUCCESS;

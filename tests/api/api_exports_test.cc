@@ -12,13 +12,16 @@
 // a process of its own.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,6 +70,46 @@ Row FirstFallback(const std::vector<Row>& rows, const std::string& kind) {
     if (row.kind == kind && row.last == "fallback") return row;
   }
   return Row{};
+}
+
+// The C functions (cu*) a shared library exports, read from its dynamic symbol table (.dynsym of
+// the file on disk, 64-bit ELF): every defined global or weak function, whatever the build's
+// lists say. Empty when the file cannot be read as such.
+std::vector<std::string> ExportedCuFunctions(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> names;
+  Elf64_Ehdr eh{};
+  if (image.size() < sizeof eh) return names;
+  std::memcpy(&eh, image.data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      eh.e_shoff + uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr) > image.size()) {
+    return names;
+  }
+  std::vector<Elf64_Shdr> sections(eh.e_shnum);
+  std::memcpy(sections.data(), image.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+  for (const Elf64_Shdr& sec : sections) {
+    if (sec.sh_type != SHT_DYNSYM || sec.sh_link >= sections.size()) continue;
+    const Elf64_Shdr& strtab = sections[sec.sh_link];
+    if (sec.sh_offset + sec.sh_size > image.size() ||
+        strtab.sh_offset + strtab.sh_size > image.size()) {
+      return names;
+    }
+    for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sec.sh_size; off += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym{};
+      std::memcpy(&sym, image.data() + sec.sh_offset + off, sizeof sym);
+      const int bind = ELF64_ST_BIND(sym.st_info);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+          (bind != STB_GLOBAL && bind != STB_WEAK) || sym.st_name >= strtab.sh_size) {
+        continue;
+      }
+      const char* name = image.data() + strtab.sh_offset + sym.st_name;
+      const std::string text(name, strnlen(name, strtab.sh_size - sym.st_name));
+      if (text.rfind("cu", 0) == 0) names.push_back(text);
+    }
+  }
+  return names;
 }
 
 class ApiExportsTest : public ::testing::Test {
@@ -181,7 +224,40 @@ TEST_F(ApiExportsTest, CuGetProcAddressResolvesEveryPlainName) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 2 * 449) << "cuda.h 13.0 declares 449 functions; a new header changes this";
+  EXPECT_EQ(checked, 2 * 452) << "cuda.h 13.0 declares 449 functions and cudaProfiler.h 3; a new "
+                                  "header changes this";
+}
+
+// Every C function libcuda.so.1 exports (its dynamic symbol table, not the build's lists)
+// resolves through cuGetProcAddress_v2 at the header's version, by the plain name callers ask
+// for: cuda_declared.txt's for a symbol cuda.h or cudaProfiler.h declares, else the symbol less
+// a version or per-thread suffix (an older ABI: cuCtxCreate_v2 is asked for as cuCtxCreate).
+// cuda-bindings (NVIDIA's cuda-python) finds every driver function this way: a function the
+// drop-in exports but cuGetProcAddress does not know is "not found" there (cuProfilerStart was,
+// until cudaProfiler.h joined the declarations).
+TEST_F(ApiExportsTest, CuGetProcAddressResolvesEveryExportedFunction) {
+  std::map<std::string, std::string> plain_of;  // symbol -> plain name
+  for (const Row& row : *cuda_declared_) plain_of[row.symbol] = row.plain;
+  const std::vector<std::string> exported = ExportedCuFunctions(CUHAL_DROPIN_LIBCUDA);
+  ASSERT_GE(exported.size(), cuda_declared_->size()) << CUHAL_DROPIN_LIBCUDA;
+  const std::regex suffix("(_v[0-9]+)?(_ptds|_ptsz)?$");
+  int profiler = 0;
+  for (const std::string& symbol : exported) {
+    const std::string plain =
+        plain_of.count(symbol) ? plain_of[symbol] : std::regex_replace(symbol, suffix, "");
+    void* pfn = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    EXPECT_EQ(resolve_(plain.c_str(), &pfn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+              CUDA_SUCCESS)
+        << symbol << " (asked for as " << plain << ")";
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << symbol << " (asked for as " << plain << ")";
+    EXPECT_NE(pfn, nullptr) << symbol << " (asked for as " << plain << ")";
+    if (plain == "cuProfilerStart" || plain == "cuProfilerStop") {
+      EXPECT_EQ(SymbolAt(pfn), plain);
+      ++profiler;
+    }
+  }
+  EXPECT_EQ(profiler, 2) << "libcuda.so.1 exports cuProfilerStart and cuProfilerStop";
 }
 
 // Before cuInit every fallback answers CUDA_ERROR_NOT_INITIALIZED, as the modelled entry points

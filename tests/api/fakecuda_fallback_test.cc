@@ -1,10 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // The generated fallbacks inside cuhal::fakecuda (linked statically, no drop-in): the table
-// cuGetProcAddress consults (fakecuda/entry/fallback.h) is the build's list of cuda.h
-// (${CMAKE_BINARY_DIR}/api/cuda_modelled.txt) row for row, the in-process cuGetProcAddress
-// resolves every plain name, and a fallback answers through the entry prologue: counted and
-// logged by the fault injector under its plain name, failed by a fault rule, refused before
-// cuInit and with no driver installed, CUDA_ERROR_NOT_SUPPORTED otherwise.
+// cuGetProcAddress consults (fakecuda/entry/fallback.h) is the build's list of cuda.h and
+// cudaProfiler.h (${CMAKE_BINARY_DIR}/api/cuda_modelled.txt) row for row, the in-process
+// cuGetProcAddress resolves every plain name, and a fallback answers through the entry prologue:
+// counted and logged by the fault injector under its plain name, failed by a fault rule, refused
+// before cuInit and with no driver installed, CUDA_ERROR_NOT_SUPPORTED otherwise.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -113,7 +113,8 @@ TEST(FakecudaFallbackTest, CuGetProcAddressResolvesEveryPlainName) {
     }
     ++resolved;
   }
-  EXPECT_EQ(resolved, 449) << "cuda.h 13.0 declares 449 functions; a new header changes this";
+  EXPECT_EQ(resolved, 452) << "cuda.h 13.0 declares 449 functions and cudaProfiler.h 3; a new "
+                              "header changes this";
 }
 
 TEST(FakecudaFallbackTest, NoDriverInstalledIsNotInitialized) {

@@ -1,17 +1,20 @@
 // Copyright 2026 The cuhal Authors.
 // fakecuda's IPC handles, profiler controls, coredump attributes, device resources and green
 // contexts (fakecuda/entry/{ipc,profiler,coredump,resource}_entry.cc). Fake only: the entry points
-// are called directly (cuhal's symbol table has none of them). UNMEASURED: every expectation is
-// what cuda.h documents (or, where said, the fake's own choice), not yet an answer of the H200; the
-// probe case that asks the H200 is named beside each test (ci/gpu-probes/misc_probe.cc;
-// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts (not measured)").
+// are called directly (cuhal's symbol table has none of them). The expectations are what the
+// real driver answered, measured 2026-12-06 on H100 80GB HBM3, driver 580.159.04
+// (ci/gpu-probes/misc_probe.cc; results in ci/gpu-probes/results/2026-12-06-h100-misc.real.txt;
+// docs/driver_facts.md, "IPC, profiler, coredump attributes, green contexts"), or, where said,
+// the fake's own answer (where the real driver crashed or cannot be matched).
 #include <gtest/gtest.h>
 
 #include <cudaProfiler.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fakecuda/fake_driver.h"
@@ -53,7 +56,10 @@ class MiscTest : public FakeDriverTest {
 
 using IpcTest = MiscTest;
 
-TEST_F(IpcTest, MemHandleOfCuMemAllocIsStableAndPerAllocation) {  // probe ipc:mem
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem, ipc:kinds): a handle is the
+// same for every export of an allocation from one context, differs between allocations and
+// between contexts, and an interior pointer exports its allocation.
+TEST_F(IpcTest, MemHandleIsPerAllocationAndContext) {
   CUdeviceptr a = 0, b = 0;
   ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
   ASSERT_EQ(cuMemAlloc(&b, 4096), CUDA_SUCCESS);
@@ -66,16 +72,31 @@ TEST_F(IpcTest, MemHandleOfCuMemAllocIsStableAndPerAllocation) {  // probe ipc:m
   EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
   ASSERT_EQ(cuIpcGetMemHandle(&h3, b), CUDA_SUCCESS);
   EXPECT_NE(std::memcmp(&h1, &h3, sizeof h1), 0);
+  std::memset(&h3, 0x77, sizeof h3);
+  ASSERT_EQ(cuIpcGetMemHandle(&h3, a + 4096), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(&h1, &h3, sizeof h1), 0) << "an interior pointer exports its allocation";
+  CUctxCreateParams params;
+  std::memset(&params, 0, sizeof params);
+  CUcontext other = nullptr;
+  ASSERT_EQ(cuCtxCreate(&other, &params, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetMemHandle(&h3, a), CUDA_SUCCESS);
+  EXPECT_NE(std::memcmp(&h1, &h3, sizeof h1), 0) << "another context's export differs";
+  CUdeviceptr opened = 77;
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h1, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(opened, 77u);
+  ASSERT_EQ(cuCtxDestroy(other), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree(b), CUDA_SUCCESS);
 }
 
-TEST_F(IpcTest, MemHandleRefusesInteriorFreedAndNonDeviceMemory) {  // probes ipc:mem, ipc:kinds
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem, ipc:kinds).
+TEST_F(IpcTest, MemHandleRefusesFreedAndNonDeviceMemory) {
   CUdeviceptr a = 0;
   ASSERT_EQ(cuMemAlloc(&a, 1 << 20), CUDA_SUCCESS);
   CUipcMemHandle h;
   std::memset(&h, 0x77, sizeof h);
-  EXPECT_EQ(cuIpcGetMemHandle(&h, a + 4096), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcGetMemHandle(&h, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcGetMemHandle(nullptr, a), CUDA_ERROR_INVALID_VALUE);
   EXPECT_TRUE(AllBytes(&h, sizeof h, 0x77)) << "a failed export leaves the handle alone";
@@ -91,7 +112,11 @@ TEST_F(IpcTest, MemHandleRefusesInteriorFreedAndNonDeviceMemory) {  // probes ip
   EXPECT_EQ(cuIpcGetMemHandle(&h, a), CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {  // probe ipc:mem
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:mem): in the exporting process an
+// open is CUDA_ERROR_INVALID_CONTEXT; Flags without CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0, 2) are
+// CUDA_ERROR_INVALID_VALUE first, while 0xffffffff (the bit set) passes; a zero or junk handle is
+// CUDA_ERROR_INVALID_VALUE; closing what was not opened is CUDA_ERROR_INVALID_VALUE.
+TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {
   CUdeviceptr a = 0;
   ASSERT_EQ(cuMemAlloc(&a, 4096), CUDA_SUCCESS);
   CUipcMemHandle h;
@@ -100,15 +125,24 @@ TEST_F(IpcTest, OpeningAHandleInTheExportingProcessIsRefused) {  // probe ipc:me
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(opened, 77u);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, 0xffffffffu), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuIpcOpenMemHandle(nullptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_VALUE);
   CUipcMemHandle junk;
   std::memset(&junk, 0x5a, sizeof junk);
   EXPECT_EQ(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
             CUDA_ERROR_INVALID_VALUE);
+  std::memset(&junk, 0, sizeof junk);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, junk, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuIpcCloseMemHandle(a), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcCloseMemHandle(a + 4096), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuIpcOpenMemHandle(&opened, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+            CUDA_ERROR_INVALID_CONTEXT)
+      << "the handle of a freed allocation, in the exporting process";
 }
 
 // The fake's own answer (fakecuda/internal/ipc_model.h): a handle of another process cannot be
@@ -132,28 +166,49 @@ TEST_F(IpcTest, HandleOfAnotherProcessIsNotSupported) {
   CUevent e = nullptr;
   EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(e, nullptr);
-  // A memory handle is not an event handle.
+  // A memory handle is not an event handle: unreadable, CUDA_ERROR_MAP_FAILED (as zeros and junk
+  // are on the H100).
   std::memcpy(eh.reserved, h.reserved, sizeof eh.reserved);
-  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuIpcOpenEventHandle(&e, eh), CUDA_ERROR_MAP_FAILED);
 }
 
-TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {  // probe ipc:event
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe ipc:event, noctx:cuIpcGetEventHandle):
+// an event without CU_EVENT_INTERPROCESS is CUDA_ERROR_INVALID_HANDLE with the handle zeroed; a
+// null event CUDA_ERROR_INVALID_VALUE; no current context CUDA_ERROR_INVALID_CONTEXT before the
+// event is looked at; a zero or junk handle opens as CUDA_ERROR_MAP_FAILED, one of this process
+// as CUDA_ERROR_INVALID_CONTEXT.
+TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {
   CUevent plain = nullptr, ipc = nullptr;
   ASSERT_EQ(cuEventCreate(&plain, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   ASSERT_EQ(cuEventCreate(&ipc, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   CUipcEventHandle h1, h2;
   std::memset(&h1, 0x77, sizeof h1);
-  EXPECT_EQ(cuIpcGetEventHandle(&h1, plain), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_TRUE(AllBytes(&h1, sizeof h1, 0x77));
+  EXPECT_EQ(cuIpcGetEventHandle(&h1, plain), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(AllBytes(&h1, sizeof h1, 0)) << "zeroed";
   ASSERT_EQ(cuIpcGetEventHandle(&h1, ipc), CUDA_SUCCESS);
+  EXPECT_FALSE(AllBytes(&h1, sizeof h1, 0));
   ASSERT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_SUCCESS);
   EXPECT_EQ(std::memcmp(&h1, &h2, sizeof h1), 0);
   EXPECT_EQ(cuIpcGetEventHandle(nullptr, ipc), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cuIpcGetEventHandle(&h2, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, nullptr), CUDA_ERROR_INVALID_VALUE);
   CUevent opened = nullptr;
   EXPECT_EQ(cuIpcOpenEventHandle(&opened, h1), CUDA_ERROR_INVALID_CONTEXT);
+  CUipcEventHandle junk;
+  std::memset(&junk, 0, sizeof junk);
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, junk), CUDA_ERROR_MAP_FAILED);
+  std::memset(&junk, 0x5a, sizeof junk);
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, junk), CUDA_ERROR_MAP_FAILED);
+  EXPECT_EQ(opened, nullptr);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  std::memset(&h2, 0x77, sizeof h2);
+  EXPECT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_TRUE(AllBytes(&h2, sizeof h2, 0x77));
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, h1), CUDA_ERROR_INVALID_CONTEXT);
+  ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
   EXPECT_EQ(cuEventDestroy(plain), CUDA_SUCCESS);
   EXPECT_EQ(cuEventDestroy(ipc), CUDA_SUCCESS);
+  // A destroyed event: the H100 answered CUDA_SUCCESS and wrote a handle (it reads the freed
+  // event); the fake knows the event is gone and answers CUDA_ERROR_INVALID_HANDLE.
   EXPECT_EQ(cuIpcGetEventHandle(&h2, ipc), CUDA_ERROR_INVALID_HANDLE);
 }
 
@@ -161,7 +216,10 @@ TEST_F(IpcTest, EventHandleNeedsAnInterprocessEvent) {  // probe ipc:event
 
 using ProfilerTest = MiscTest;
 
-TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {  // probes profiler:*
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe profiler:*): start and stop succeed,
+// repeatedly and in any order, with a current context, and answer CUDA_ERROR_INVALID_CONTEXT
+// without one.
+TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {
   EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStop(), CUDA_SUCCESS);
@@ -169,6 +227,38 @@ TEST_F(ProfilerTest, StartAndStopNeedAContextAndMayRepeat) {  // probes profiler
   ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
   EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe profiler:*): cuGetProcAddress resolves
+// cuProfilerStart, cuProfilerStop and cuProfilerInitialize (cudaProfiler.h), and
+// cuProfilerInitialize answers CUDA_ERROR_NOT_SUPPORTED. cuda-bindings (cuda-python) finds every
+// driver function through cuGetProcAddress; its test_profiler failed with "cuProfilerStart not
+// found" while the fake resolved cuda.h's functions only.
+TEST_F(ProfilerTest, CuGetProcAddressResolvesTheProfilerFunctions) {
+  for (const char* name : {"cuProfilerStart", "cuProfilerStop", "cuProfilerInitialize"}) {
+    void* pfn = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    ASSERT_EQ(cuGetProcAddress(name, &pfn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+              CUDA_SUCCESS)
+        << name;
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << name;
+    ASSERT_NE(pfn, nullptr) << name;
+    CUresult (*fn)() = nullptr;
+    std::memcpy(&fn, &pfn, sizeof fn);
+    if (std::strcmp(name, "cuProfilerInitialize") == 0) {
+      EXPECT_EQ(fn(), CUDA_ERROR_NOT_SUPPORTED);
+    } else {
+      EXPECT_EQ(fn(), CUDA_SUCCESS) << name;
+    }
+  }
+  void* start = nullptr;
+  ASSERT_EQ(cuGetProcAddress("cuProfilerStart", &start, 13000, CU_GET_PROC_ADDRESS_DEFAULT,
+                             nullptr),
+            CUDA_SUCCESS);
+  CUresult (*own)() = &cuProfilerStart;
+  void* own_address = nullptr;
+  std::memcpy(&own_address, &own, sizeof own_address);
+  EXPECT_EQ(start, own_address);
 }
 
 // --- coredump attributes ---
@@ -182,49 +272,216 @@ std::string GetString(CUresult (*get)(CUcoredumpSettings, void*, size_t*), CUcor
   return buf;
 }
 
-TEST_F(CoredumpTest, DefaultsAndSizes) {  // probe coredump:global
+using CoredumpFn = CUresult (*)(CUcoredumpSettings, void*, size_t*);
+
+unsigned ByteOf(CoredumpFn get, CUcoredumpSettings a) {
+  unsigned char v = 0x77;
+  size_t size = 1;
+  EXPECT_EQ(get(a, &v, &size), CUDA_SUCCESS) << a;
+  return v;
+}
+
+unsigned FlagsOf(CoredumpFn get) {
+  std::uint32_t v = 0x7777;
+  size_t size = sizeof v;
+  EXPECT_EQ(get(CU_COREDUMP_GENERATION_FLAGS, &v, &size), CUDA_SUCCESS);
+  return v;
+}
+
+CUresult SetByte(CoredumpFn set, CUcoredumpSettings a, unsigned char v) {
+  size_t size = 1;
+  return set(a, &v, &size);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:noctx): every
+// default is 0 but TRIGGER_HOST (1), FILE and PIPE are "" (not cuda.h's core.cuda.HOST.PID), the
+// size queries answer 1 / 1024 / 4.
+TEST_F(CoredumpTest, DefaultsAndSizes) {
   size_t size = 0;
   ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size),
             CUDA_SUCCESS);
   EXPECT_EQ(size, 1u);
   ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size), CUDA_SUCCESS);
   EXPECT_EQ(size, 1024u);
-  bool v = true;
-  size = 1;
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  ASSERT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_PIPE, nullptr, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, nullptr, &size),
             CUDA_SUCCESS);
-  EXPECT_FALSE(v);
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &v, &size), CUDA_SUCCESS);
-  EXPECT_TRUE(v);
-  const std::string file = GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE);
-  EXPECT_EQ(file.rfind("core.cuda.", 0), 0u) << file;
-  EXPECT_NE(file.find("." + std::to_string(getpid())), std::string::npos) << file;
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(static_cast<CUcoredumpSettings>(0), nullptr, &size),
-            CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_MAX, nullptr, &size),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST), 1u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER), 0u);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), 0u);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_PIPE), "");
+  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), "");
+  for (int bad : {0, static_cast<int>(CU_COREDUMP_MAX), 9, -1, 1000}) {
+    size = 0;
+    EXPECT_EQ(cuCoredumpGetAttributeGlobal(static_cast<CUcoredumpSettings>(bad), nullptr, &size),
+              CUDA_ERROR_INVALID_VALUE)
+        << bad;
+    EXPECT_EQ(size, 0u) << bad;
+  }
   EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(CoredumpTest, SetThenGetAndTheContextInheritsGlobalSettings) {  // coredump:global, :mixed
-  const char path[] = "/tmp/fakecuda_core";
-  size_t size = sizeof path;
-  ASSERT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(path), &size),
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:ctx): a
+// boolean or GENERATION_FLAGS is read and written with *size exactly its size (one less, 8 more,
+// 0: CUDA_ERROR_INVALID_VALUE, *size and the buffer untouched); FILE and PIPE are read with any
+// *size, which stays as it was.
+TEST_F(CoredumpTest, SizesMustBeExactButStringsTakeAny) {
+  unsigned char buf[64];
+  std::memset(buf, 0x77, sizeof buf);
+  for (size_t wrong : {size_t{0}, size_t{9}}) {
+    size_t size = wrong;
+    EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, buf, &size),
+              CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(size, wrong);
+    size = wrong;
+    EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_TRIGGER_HOST, buf, &size),
+              CUDA_ERROR_INVALID_VALUE);
+  }
+  size_t size = 3;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, buf, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  size = 12;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, buf, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(AllBytes(buf, sizeof buf, 0x77));
+  size = 0;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, buf, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 0u);
+  size = 1023;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_PIPE, buf, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1023u);
+  EXPECT_EQ(buf[0], 0) << "the (empty) string was written";
+  // Setters: the same exact sizes.
+  const int one = 1;
+  size = sizeof one;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION,
+                                         const_cast<int*>(&one), &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, sizeof one);
+  unsigned char f = 0;
+  size = 0;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &f, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  std::uint64_t wide = CU_COREDUMP_LIGHTWEIGHT_FLAGS;
+  size = sizeof wide;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, &wide, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), 0u);
+  std::uint32_t narrow = CU_COREDUMP_SKIP_GLOBAL_MEMORY;
+  size = sizeof narrow;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS, &narrow, &size),
             CUDA_SUCCESS);
-  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), path);
-  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), path);
-  bool on = true;
-  size = 1;
-  ASSERT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &on, &size), CUDA_SUCCESS);
-  bool v = false;
-  ASSERT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size), CUDA_SUCCESS);
-  EXPECT_TRUE(v);
-  ASSERT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal), unsigned{CU_COREDUMP_SKIP_GLOBAL_MEMORY});
+}
+
+// NVIDIA's cuda-python test suite (cuda_bindings/tests/test_cuda.py, test_cuda_coredump_attr),
+// which passes on the real driver: cuda-bindings hands a bytes value over as its buffer with
+// size len(value), the terminator not counted, and a bool as one byte of size 1. Measured
+// 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global): the process-wide setter reads
+// the string to its terminator whatever *size says ("/tmp/x" with size 3 sets "/tmp/x"), and
+// LIGHTWEIGHT / TRIGGER_HOST are views of GENERATION_FLAGS.
+TEST_F(CoredumpTest, CudaBindingsSetsStringsWithTheirLengthAsSize) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST, 0), CUDA_SUCCESS);
+  const char file[] = "corefile";
+  size_t size = std::strlen(file);
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(file), &size),
             CUDA_SUCCESS);
-  EXPECT_FALSE(v) << "a context's setting is its own";
+  EXPECT_EQ(size, std::strlen(file));
+  const char pipe[] = "corepipe";
+  size = std::strlen(pipe);
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_PIPE, const_cast<char*>(pipe), &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 1), CUDA_SUCCESS);
+
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST), 0u);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "corefile");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_PIPE), "corepipe");
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 1u);
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttributeGlobal),
+            unsigned{CU_COREDUMP_LIGHTWEIGHT_FLAGS | CU_COREDUMP_SKIP_ABORT});
+
+  const char x[] = "/tmp/x";
+  size = 3;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(x), &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "/tmp/x");
+  const std::string longest(1023, 'a'), too_long(1024, 'b');
+  size = longest.size() + 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(longest.c_str()),
+                                         &size),
+            CUDA_SUCCESS);
+  size = too_long.size() + 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, const_cast<char*>(too_long.c_str()),
+                                         &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), longest);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:global, coredump:ctx): the
+// stored booleans keep the byte set (2 reads back 2); the views of GENERATION_FLAGS read 1.
+TEST_F(CoredumpTest, StoredBooleansKeepTheByte) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION, 2),
+            CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER, 2),
+            CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_USER_TRIGGER), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION, 2), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 2u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 2), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT), 1u);
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe coredump:ctx, coredump:mixed): a
+// context's settings are the global ones as they were when it was created (a later global set
+// does not reach it), its own sets stay its own, it refuses ENABLE_USER_TRIGGER and PIPE with
+// CUDA_ERROR_INVALID_VALUE (even the size queries), its FILE setter reads at most *size
+// characters, and CU_CTX_USER_COREDUMP_ENABLE / CU_CTX_COREDUMP_ENABLE make ENABLE_ON_EXCEPTION 1.
+TEST_F(CoredumpTest, ContextsCopyTheGlobalSettingsWhenCreated) {
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_LIGHTWEIGHT, 1), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_LIGHTWEIGHT), 0u)
+      << "the primary context was created before the global set";
+  EXPECT_EQ(FlagsOf(cuCoredumpGetAttribute), 0u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION, 1), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttributeGlobal, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u)
+      << "a context's setting is its own";
+
+  size_t size = 0;
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_USER_TRIGGER, nullptr, &size),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_PIPE, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_PIPE, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(size, 0u);
+  EXPECT_EQ(SetByte(cuCoredumpSetAttribute, CU_COREDUMP_ENABLE_USER_TRIGGER, 1),
+            CUDA_ERROR_INVALID_VALUE);
+  const char x[] = "/tmp/x";
+  size = 3;
+  EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_FILE, const_cast<char*>(x), &size), CUDA_SUCCESS);
+  EXPECT_EQ(GetString(cuCoredumpGetAttribute, CU_COREDUMP_FILE), "/tm");
+  EXPECT_EQ(GetString(cuCoredumpGetAttributeGlobal, CU_COREDUMP_FILE), "");
+
+  EXPECT_EQ(SetByte(cuCoredumpSetAttributeGlobal, CU_COREDUMP_TRIGGER_HOST, 0), CUDA_SUCCESS);
+  CUctxCreateParams params;
+  std::memset(&params, 0, sizeof params);
+  CUcontext created = nullptr;
+  ASSERT_EQ(cuCtxCreate(&created, &params, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_TRIGGER_HOST), 0u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_LIGHTWEIGHT), 1u);
+  EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 0u);
+  ASSERT_EQ(cuCtxDestroy(created), CUDA_SUCCESS);
+  for (unsigned flags : {unsigned{CU_CTX_COREDUMP_ENABLE}, unsigned{CU_CTX_USER_COREDUMP_ENABLE}}) {
+    ASSERT_EQ(cuCtxCreate(&created, &params, flags, 0), CUDA_SUCCESS);
+    EXPECT_EQ(ByteOf(cuCoredumpGetAttribute, CU_COREDUMP_ENABLE_ON_EXCEPTION), 1u) << flags;
+    ASSERT_EQ(cuCtxDestroy(created), CUDA_SUCCESS);
+  }
   ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
-  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+  EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size),
             CUDA_ERROR_INVALID_CONTEXT);
 }
 
@@ -239,7 +496,10 @@ CUdevResource DeviceSm() {
   return r;
 }
 
-TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {  // probe green:resource
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:resource): the device's SM
+// resource has the SM count and minSmPartitionSize = smCoscheduledAlignment = 8 (compute 9.0), a
+// context's is the same, and a null context is CUDA_ERROR_INVALID_CONTEXT (not the current one).
+TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {
   int sms = 0;
   ASSERT_EQ(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
   const CUdevResource r = DeviceSm();
@@ -256,11 +516,22 @@ TEST_F(GreenCtxTest, DeviceResourceHasTheProfilesSmCount) {  // probe green:reso
   EXPECT_EQ(cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_VALUE);
   CUdevResource c;
   ASSERT_EQ(cuCtxGetDevResource(primary_, &c, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
-  EXPECT_EQ(c.sm.smCount, r.sm.smCount);
+  EXPECT_EQ(std::memcmp(&c, &r, sizeof c), 0) << "the primary context's is the device's";
+  std::memset(&x, 0x77, sizeof x);
+  EXPECT_EQ(cuCtxGetDevResource(nullptr, &x, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_TRUE(AllBytes(&x, sizeof x, 0x77));
 }
 
-TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {  // probe green:split
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:split): the group size is the
+// count rounded up to the alignment (8, or 2 with IGNORE_SM_COSCHEDULING), but never more than
+// the whole resource; groups and remainder say 0 for minSmPartitionSize and
+// smCoscheduledAlignment; both flags together are CUDA_ERROR_INVALID_VALUE, unknown bits are
+// ignored; an SM resource the driver did not make is CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION.
+// (Groups of 8 SMs with co-scheduling: the H100 gave 15, not 132 / 8 = 16; the fake, without
+// the GPU's GPC layout, gives 16.)
+TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {
   const CUdevResource dev = DeviceSm();
+  ASSERT_EQ(dev.sm.smCount, 132u) << "the H200 profile";
   unsigned n = 0;
   ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, 0, 9), CUDA_SUCCESS);
   EXPECT_EQ(n, 8u);  // 132 SMs in groups of 16
@@ -269,34 +540,89 @@ TEST_F(GreenCtxTest, SplitByCountRoundsUpToTheAlignment) {  // probe green:split
   ASSERT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, &rem, 0, 9), CUDA_SUCCESS);
   EXPECT_EQ(n, 8u);
   EXPECT_EQ(groups[0].sm.smCount, 16u);
+  EXPECT_EQ(groups[0].sm.minSmPartitionSize, 0u);
+  EXPECT_EQ(groups[0].sm.smCoscheduledAlignment, 0u);
   EXPECT_EQ(rem.sm.smCount, 4u);
+  EXPECT_EQ(rem.sm.minSmPartitionSize, 0u);
+  EXPECT_EQ(rem.sm.smCoscheduledAlignment, 0u);
+  for (auto [min, size] : {std::pair{17u, 24u}, std::pair{33u, 40u}, std::pair{66u, 72u},
+                           std::pair{128u, 128u}, std::pair{132u, 132u}}) {
+    n = 1;
+    ASSERT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, min), CUDA_SUCCESS)
+        << min;
+    EXPECT_EQ(groups[0].sm.smCount, size) << min;
+  }
+  n = 0;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr,
+                                        CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING, 9),
+            CUDA_SUCCESS);
+  EXPECT_EQ(n, 13u);  // groups of 10
+  unsigned plain = 0;
+  ASSERT_EQ(cuDevSmResourceSplitByCount(nullptr, &plain, &dev, nullptr, 0, 8), CUDA_SUCCESS);
+  for (unsigned flags : {4u, 0x80000000u}) {
+    n = 0;
+    EXPECT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, flags, 8), CUDA_SUCCESS)
+        << flags;
+    EXPECT_EQ(n, plain) << flags;
+  }
+  n = 12345;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(nullptr, &n, &dev, nullptr, 3, 8),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(n, 12345u);
   n = 2;
-  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, 1000),
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &dev, nullptr, 0, 133),
             CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
   EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), nullptr, &dev, nullptr, 0, 8),
             CUDA_ERROR_INVALID_VALUE);
-  // A resource the driver did not write is refused.
-  CUdevResource forged;
-  std::memset(&forged, 0, sizeof forged);
-  forged.type = CU_DEV_RESOURCE_TYPE_SM;
-  forged.sm = dev.sm;
+  CUdevResource made;
+  std::memset(&made, 0, sizeof made);
+  made.type = CU_DEV_RESOURCE_TYPE_SM;
   n = 2;
-  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &forged, nullptr, 0, 8),
-            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  made.sm = dev.sm;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  made = dev;
+  made.type = CU_DEV_RESOURCE_TYPE_INVALID;
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &made, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_TYPE);
+  EXPECT_EQ(cuDevSmResourceSplitByCount(groups.data(), &n, &rem, nullptr, 0, 8),
+            CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION)
+      << "a split's results are not split again";
 }
 
-TEST_F(GreenCtxTest, DescriptorTakesResourcesOfOneSplitOnly) {  // probe green:desc
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:desc): a descriptor takes
+// groups of different splits, the same group twice, the remainder, the device's resource with a
+// group or twice (cuda.h asks for one split); each call makes a new descriptor.
+TEST_F(GreenCtxTest, DescriptorTakesAnyResourcesTheDriverMade) {
   const CUdevResource dev = DeviceSm();
-  CUdevResource a[2], b[2];
+  CUdevResource a[2], b[2], rem;
   unsigned n = 2, m = 2;
-  ASSERT_EQ(cuDevSmResourceSplitByCount(a, &n, &dev, nullptr, 0, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevSmResourceSplitByCount(a, &n, &dev, &rem, 0, 16), CUDA_SUCCESS);
   ASSERT_EQ(cuDevSmResourceSplitByCount(b, &m, &dev, nullptr, 0, 16), CUDA_SUCCESS);
-  CUdevResourceDesc d = nullptr;
+  CUdevResourceDesc d = nullptr, d2 = nullptr;
   EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 2), CUDA_SUCCESS);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d2, a, 2), CUDA_SUCCESS);
+  EXPECT_NE(d, d2);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, &rem, 1), CUDA_SUCCESS);
   CUdevResource cross[2] = {a[0], b[1]};
-  EXPECT_EQ(cuDevResourceGenerateDesc(&d, cross, 2), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, cross, 2), CUDA_SUCCESS);
+  CUdevResource same[2] = {a[0], a[0]};
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, same, 2), CUDA_SUCCESS);
+  CUdevResource devplus[2] = {dev, a[0]};
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, devplus, 2), CUDA_SUCCESS);
+  d = reinterpret_cast<CUdevResourceDesc>(0x5a5a5a5a0000ull);
   EXPECT_EQ(cuDevResourceGenerateDesc(nullptr, a, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, nullptr, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d, reinterpret_cast<CUdevResourceDesc>(0x5a5a5a5a0000ull));
+  // The fake's answers where the H100 crashed: no resources, one it did not make.
   EXPECT_EQ(cuDevResourceGenerateDesc(&d, a, 0), CUDA_ERROR_INVALID_VALUE);
+  CUdevResource made;
+  std::memset(&made, 0, sizeof made);
+  made.type = CU_DEV_RESOURCE_TYPE_SM;
+  made.sm = dev.sm;
+  EXPECT_EQ(cuDevResourceGenerateDesc(&d, &made, 1), CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
 }
 
 // Makes a green context of one group of `min_count` SMs.
@@ -322,6 +648,14 @@ TEST_F(GreenCtxTest, CreateConvertQueryDestroy) {  // probe green:ctx
   CUgreenCtx green = nullptr;
   EXPECT_EQ(cuGreenCtxCreate(&green, d, 0, 0), CUDA_ERROR_INVALID_VALUE)
       << "CU_GREEN_CTX_DEFAULT_STREAM is required";
+  // Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:ctx): a null descriptor makes
+  // a green context; the fake gives it the whole device.
+  CUgreenCtx whole = nullptr;
+  ASSERT_EQ(cuGreenCtxCreate(&whole, nullptr, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+  CUdevResource wr;
+  ASSERT_EQ(cuGreenCtxGetDevResource(whole, &wr, CU_DEV_RESOURCE_TYPE_SM), CUDA_SUCCESS);
+  EXPECT_EQ(wr.sm.smCount, dev.sm.smCount);
+  ASSERT_EQ(cuGreenCtxDestroy(whole), CUDA_SUCCESS);
   ASSERT_EQ(cuGreenCtxCreate(&green, d, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
   EXPECT_EQ(fake().LiveObjects().green_contexts, 1);
   EXPECT_NE(fake().LeakReport().find("green context"), std::string::npos);
@@ -340,7 +674,9 @@ TEST_F(GreenCtxTest, CreateConvertQueryDestroy) {  // probe green:ctx
   EXPECT_EQ(cuGreenCtxDestroy(green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(cuCtxFromGreenCtx(&c, green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(cuGreenCtxGetId(green, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
-  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_INVALID_VALUE);
+  // A null green context: CUDA_ERROR_INVALID_CONTEXT, as measured for cuGreenCtxStreamCreate,
+  // cuGreenCtxRecordEvent and cuGreenCtxWaitEvent (the other entry points were not reached).
+  EXPECT_EQ(cuGreenCtxDestroy(nullptr), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuGreenCtxDestroy(reinterpret_cast<CUgreenCtx>(0x5a5a5a5a0000ull)),
             CUDA_ERROR_INVALID_CONTEXT);
 }
@@ -377,7 +713,14 @@ TEST_F(GreenCtxTest, GreenStreamRunsWorkAndRecordEventWaitsForIt) {  // probe gr
   ASSERT_EQ(cuMemcpyDtoH(host.data(), b, host.size()), CUDA_SUCCESS);
   EXPECT_TRUE(AllBytes(host.data(), host.size(), 0x3c));
   EXPECT_EQ(cuGreenCtxWaitEvent(green, e), CUDA_SUCCESS);
+  // Measured 2026-12-06, H100 driver 580.159.04 (misc_probe green:streams).
   EXPECT_EQ(cuGreenCtxRecordEvent(green, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuGreenCtxWaitEvent(green, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuGreenCtxRecordEvent(nullptr, e), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cuGreenCtxWaitEvent(nullptr, e), CUDA_ERROR_INVALID_CONTEXT);
+  CUstream sx = nullptr;
+  EXPECT_EQ(cuGreenCtxStreamCreate(&sx, nullptr, CU_STREAM_NON_BLOCKING, 0),
+            CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cuEventDestroy(e), CUDA_SUCCESS);
   EXPECT_EQ(cuStreamDestroy(s), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSetCurrent(primary_), CUDA_SUCCESS);
@@ -405,8 +748,10 @@ TEST_F(GreenCtxTest, DestroyReleasesThePrimaryRetainAndTheStreams) {  // probe g
   EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
 }
 
-// Before cuInit every entry point answers CUDA_ERROR_NOT_INITIALIZED (probe noinit).
-TEST(MiscNoInitTest, EveryEntryPointAnswersNotInitialized) {
+// Measured 2026-12-06, H100 driver 580.159.04 (misc_probe noinit): every entry point of the area
+// answers CUDA_ERROR_NOT_INITIALIZED before cuInit, but the process-wide coredump attributes,
+// which answer as after it.
+TEST(MiscNoInitTest, EveryEntryPointButTheGlobalCoredumpAttributesAnswersNotInitialized) {
   fakecuda::ScopedDriver driver;  // installed, cuInit not called
   ASSERT_TRUE(driver.ok());
   CUipcMemHandle mh;
@@ -431,11 +776,19 @@ TEST(MiscNoInitTest, EveryEntryPointAnswersNotInitialized) {
   EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuProfilerStop(), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCoredumpGetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
-  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
-            CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCoredumpSetAttribute(CU_COREDUMP_FILE, nullptr, &size), CUDA_ERROR_NOT_INITIALIZED);
-  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size),
-            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, nullptr, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  unsigned char v = 0x77;
+  size = 1;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &v, &size),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 0);
+  v = 1;
+  EXPECT_EQ(cuCoredumpSetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &v, &size), CUDA_SUCCESS);
+  v = 0;
+  EXPECT_EQ(cuCoredumpGetAttributeGlobal(CU_COREDUMP_LIGHTWEIGHT, &v, &size), CUDA_SUCCESS);
+  EXPECT_EQ(v, 1) << "a set before cuInit holds";
   EXPECT_EQ(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cuGreenCtxGetDevResource(nullptr, &r, CU_DEV_RESOURCE_TYPE_SM),
