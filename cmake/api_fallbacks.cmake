@@ -31,6 +31,8 @@ else()
 endif()
 
 file(STRINGS ${OBJECTS} objects)
+# $<TARGET_OBJECTS> also names a target's precompiled header (cmake_pch.hxx.gch): not an object.
+list(FILTER objects EXCLUDE REGEX "[.](gch|pch)$")
 execute_process(COMMAND ${NM} --defined-only -g ${objects}
                 OUTPUT_VARIABLE nm_out RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
