@@ -101,6 +101,10 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) try {
   ModuleModel& m = fakecuda::Modules(st);
   ModuleState* mod = m.FindModule(hmod);
   if (mod == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "module"): a library's
+  // module (cuLibraryGetModule) is not the caller's to unload: CUDA_ERROR_NOT_PERMITTED, and
+  // the library keeps it (cuLibraryUnload unloads it).
+  if (mod->library_id != 0) return CUDA_ERROR_NOT_PERMITTED;
   // Unloading waits for the context's queued work (which may use the module) to finish.
   std::uint64_t id = mod->id;
   (void)st->SyncAll(mod->ctx_id);
@@ -155,8 +159,12 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
   FAKECUDA_ENTER(cuFuncSetAttribute)
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  return fakecuda::SetFunctionAttribute(st->device(f->device).profile, f,
-                                       fakecuda::EnumBits(attrib), value);
+  int attribute = fakecuda::EnumBits(attrib);
+  CUresult r = fakecuda::SetFunctionAttribute(st->device(f->device).profile, f, attribute, value);
+  if (r == CUDA_SUCCESS && attribute >= 0 && attribute < 32) {
+    f->set_on_function |= std::uint32_t{1} << attribute;
+  }
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuFuncSetAttribute");
 }
