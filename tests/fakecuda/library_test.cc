@@ -185,9 +185,9 @@ TEST_P(LibraryTest, LoadsWithoutAContextAndLoadsIntoOneOnDemand) {
 }
 
 // Cases "kernels", "names": enumeration in the REVERSE of the image's order (measured
-// 2026-12-06, H100 driver 580.159.04; cuModuleEnumerateFunctions keeps the image's order), names
-// as written (mangled), one handle per name; a kernel's function names itself with the very
-// pointer cuKernelGetName gives (measured).
+// 2026-12-06, H100 driver 580.159.04; the functions of the library's module keep the image's
+// order), names as written (mangled), one handle per name; a kernel's function names itself
+// with the very pointer cuKernelGetName gives (measured).
 TEST_P(LibraryTest, KernelsEnumerateInReverseImageOrderUnderTheirMangledNames) {
   unsigned n = 0;
   ASSERT_EQ(api().cuLibraryGetKernelCount(&n, lib_), CUDA_SUCCESS);
