@@ -826,6 +826,39 @@ TEST_P(FakeLibraryTest, ForeignAndStaleHandlesAreInvalidHandle) {
   }
 }
 
+// Case "launch": cuLaunchKernelEx launches a CUkernel cast to CUfunction (measured 2026-12-06,
+// H100 driver 580.159.04: the value went from 6 to 9). Fake only because the test support's
+// CudaApi table has no cuLaunchKernelEx: the fake's entry point is called directly. Launch
+// attributes are not modelled (NOT_SUPPORTED, the fake's own answer).
+TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
+  unsigned v = 3;
+  void* args[] = {&buf_, &v};
+  CUlaunchConfig cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, reinterpret_cast<CUfunction>(add_), args, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 3u);
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 6u);
+  EXPECT_EQ(cuLaunchKernelEx(nullptr, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, nullptr, args, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  cfg.attrs = nullptr;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(Read(buf_), 6u);
+}
+
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeLibraryTest);
 
 }  // namespace
