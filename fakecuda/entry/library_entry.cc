@@ -27,6 +27,15 @@ using fakecuda::KernelState;
 using fakecuda::LibraryState;
 using fakecuda::ModuleState;
 
+// Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case "noinit"):
+// the library and kernel entry points check their null arguments before cuInit is checked
+// (cuLibraryUnload(nullptr) is CUDA_ERROR_INVALID_HANDLE, cuKernelGetName(&name, nullptr)
+// CUDA_ERROR_INVALID_VALUE, even before cuInit). Such an entry point starts with
+// FAKECUDA_ENTER_NOLOCK, checks its null arguments, then takes the lock and checks cuInit here.
+#define FAKECUDA_LOCK_INITIALIZED()          \
+  cuhal::MutexLock lock(st->mu);             \
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+
 namespace fakecuda {
 namespace {
 
@@ -68,6 +77,14 @@ CUresult ReadLoadOptions(CUjit_option* jit_options, void** jit_values, unsigned 
 
 // Parses and checks an image for every device (a library belongs to no context) and adds the
 // library. Writes the JIT logs.
+//
+// Measured 2026-12-06, H100 driver 580.159.04 (library_probe, cases "load" and "fromfile"): the
+// load itself succeeds for text that is no image at all, an empty string, PTX that does not
+// parse and PTX of version 99.0 (the driver loads lazily); the error comes when the library is
+// used (a garbage file: kernel count 0, cuLibraryGetKernel CUDA_ERROR_INVALID_IMAGE). So an
+// image the fake cannot parse or run still makes a library, which remembers the error
+// (LibraryState::load_error) and answers with it when a kernel, module or global is asked for.
+// The error log gets the reason at the load (the real driver writes something there too).
 CUresult LoadLibrary(DriverState* st, const void* image, const LoadOptions& options,
                      const char* loaded_by, CUlibrary* library) CUHAL_REQUIRES(st->mu) {
   std::string log;
@@ -79,7 +96,11 @@ CUresult LoadLibrary(DriverState* st, const void* image, const LoadOptions& opti
   if (r == CUDA_SUCCESS) r = CheckKernelsRunnable(parsed, &log);
   WriteLog(r == CUDA_SUCCESS ? std::string() : log, options.error_buffer, options.error_size);
   WriteLog(std::string(), options.info_buffer, options.info_size);
-  if (r != CUDA_SUCCESS) return r;
+  if (r != CUDA_SUCCESS) {
+    *library = AddLibrary(st, ModuleImage{}, loaded_by);
+    Libraries(st).FindLibrary(*library)->load_error = r;
+    return CUDA_SUCCESS;
+  }
   *library = AddLibrary(st, std::move(parsed), loaded_by);
   return CUDA_SUCCESS;
 }
@@ -94,19 +115,33 @@ KernelState* FindKernel(DriverState* st, CUkernel handle) CUHAL_REQUIRES(st->mu)
 
 // A global of the library in the current context: cuLibraryGetGlobal (managed = false) and
 // cuLibraryGetManaged (true).
+//
+// Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "globals"):
+// cuLibraryGetGlobal finds managed variables too (at the address cuLibraryGetManaged gives),
+// while cuLibraryGetManaged finds only managed ones; the name of a kernel is
+// CUDA_ERROR_INVALID_VALUE to cuLibraryGetGlobal (an unknown name CUDA_ERROR_NOT_FOUND).
 CUresult GetGlobal(DriverState* st, CUdeviceptr* dptr, size_t* bytes, CUlibrary library,
                    const char* name, bool managed) CUHAL_REQUIRES(st->mu) {
   if (name == nullptr || (dptr == nullptr && bytes == nullptr)) return CUDA_ERROR_INVALID_VALUE;
   LibraryState* lib = FindLibrary(st, library);
   if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  bool found = false;
+  if (lib->load_error != CUDA_SUCCESS) return lib->load_error;
+  bool found = false, is_managed = false;
   for (const GlobalInfo& g : lib->image->globals) {
-    if (g.name == name && g.managed == managed) found = true;
+    if (g.name == name && (g.managed || !managed)) {
+      found = true;
+      is_managed = g.managed;
+    }
+  }
+  if (!found && !managed) {
+    for (const KernelInfo& k : lib->image->kernels) {
+      if (k.name == name) return CUDA_ERROR_INVALID_VALUE;
+    }
   }
   if (!found) return CUDA_ERROR_NOT_FOUND;
   // A managed variable exists once the library is loaded into some context, and is the same
   // in all of them; before that, the current context loads it.
-  if (auto m = lib->managed.find(std::string_view(name)); managed && m != lib->managed.end()) {
+  if (auto m = lib->managed.find(std::string_view(name)); is_managed && m != lib->managed.end()) {
     if (dptr != nullptr) *dptr = m->second.address;
     if (bytes != nullptr) *bytes = m->second.size;
     return CUDA_SUCCESS;
@@ -159,7 +194,12 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary* library, const char* fileName,
                                        void** libraryOptionValues,
                                        unsigned int numLibraryOptions) try {
   FAKECUDA_ENTER(cuLibraryLoadFromFile)
-  if (library == nullptr || fileName == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "fromfile"): an empty
+  // file name is CUDA_ERROR_INVALID_VALUE, a directory CUDA_ERROR_OUT_OF_MEMORY, an empty file
+  // CUDA_ERROR_INVALID_IMAGE; a file of garbage loads (the error comes at use: LoadLibrary).
+  if (library == nullptr || fileName == nullptr || *fileName == '\0') {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   fakecuda::LoadOptions options;
   if (CUresult e = fakecuda::ReadLoadOptions(jitOptions, jitOptionsValues, numJitOptions,
                                              libraryOptions, libraryOptionValues,
@@ -168,17 +208,22 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary* library, const char* fileName,
     return e;
   }
   struct stat info;
-  if (stat(fileName, &info) != 0 || !S_ISREG(info.st_mode)) return CUDA_ERROR_FILE_NOT_FOUND;
+  if (stat(fileName, &info) != 0) return CUDA_ERROR_FILE_NOT_FOUND;
+  if (S_ISDIR(info.st_mode)) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!S_ISREG(info.st_mode)) return CUDA_ERROR_FILE_NOT_FOUND;
   std::ifstream in(fileName, std::ios::binary);
   if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) return CUDA_ERROR_INVALID_IMAGE;
   return fakecuda::LoadLibrary(st, bytes.c_str(), options, "cuLibraryLoadFromFile", library);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLibraryLoadFromFile");
 }
 
 CUresult CUDAAPI cuLibraryUnload(CUlibrary library) try {
-  FAKECUDA_ENTER(cuLibraryUnload)
+  FAKECUDA_ENTER_NOLOCK(cuLibraryUnload)
+  if (library == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // even before cuInit (measured)
+  FAKECUDA_LOCK_INITIALIZED()
   LibraryState* lib = fakecuda::FindLibrary(st, library);
   if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   fakecuda::UnloadLibrary(st, lib->id);
@@ -188,10 +233,13 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library) try {
 }
 
 CUresult CUDAAPI cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) try {
-  FAKECUDA_ENTER(cuLibraryGetKernel)
+  FAKECUDA_ENTER_NOLOCK(cuLibraryGetKernel)
   if (pKernel == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (library == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // even before cuInit (measured)
+  FAKECUDA_LOCK_INITIALIZED()
   LibraryState* lib = fakecuda::FindLibrary(st, library);
   if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (lib->load_error != CUDA_SUCCESS) return lib->load_error;
   for (std::uint64_t kid : lib->kernels) {
     const KernelState& k = fakecuda::Libraries(st).kernels.at(kid);
     if (lib->image->kernels[k.index].name == name) {
@@ -205,8 +253,10 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const 
 }
 
 CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) try {
-  FAKECUDA_ENTER(cuLibraryGetKernelCount)
+  FAKECUDA_ENTER_NOLOCK(cuLibraryGetKernelCount)
   if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // even before cuInit (measured)
+  FAKECUDA_LOCK_INITIALIZED()
   LibraryState* l = fakecuda::FindLibrary(st, lib);
   if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   *count = static_cast<unsigned>(l->kernels.size());
@@ -217,12 +267,18 @@ CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) try
 
 CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels,
                                            CUlibrary lib) try {
-  FAKECUDA_ENTER(cuLibraryEnumerateKernels)
+  FAKECUDA_ENTER_NOLOCK(cuLibraryEnumerateKernels)
   if (kernels == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  FAKECUDA_LOCK_INITIALIZED()
   LibraryState* l = fakecuda::FindLibrary(st, lib);
   if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  for (std::size_t i = 0; i < l->kernels.size() && i < numKernels; ++i) {
-    kernels[i] = fakecuda::EncodeHandle<CUkernel>(HandleKind::kKernel, l->kernels[i]);
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "kernels"): the kernels
+  // come in the reverse of the image's order (the last .entry first); fewer slots get the
+  // first ones of that order. (cuModuleEnumerateFunctions keeps the image's order.)
+  const std::size_t n = l->kernels.size();
+  for (std::size_t i = 0; i < n && i < numKernels; ++i) {
+    kernels[i] = fakecuda::EncodeHandle<CUkernel>(HandleKind::kKernel, l->kernels[n - 1 - i]);
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -230,10 +286,13 @@ CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKe
 }
 
 CUresult CUDAAPI cuLibraryGetModule(CUmodule* pMod, CUlibrary library) try {
-  FAKECUDA_ENTER(cuLibraryGetModule)
+  FAKECUDA_ENTER_NOLOCK(cuLibraryGetModule)
   if (pMod == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (library == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  FAKECUDA_LOCK_INITIALIZED()
   LibraryState* lib = fakecuda::FindLibrary(st, library);
   if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (lib->load_error != CUDA_SUCCESS) return lib->load_error;
   FAKECUDA_REQUIRE_CONTEXT()
   ModuleState* mod = nullptr;
   if (CUresult e = fakecuda::LibraryModuleIn(st, lib, ctx, &mod); e != CUDA_SUCCESS) return e;
@@ -263,17 +322,23 @@ CUresult CUDAAPI cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library,
                                              const char* symbol) try {
   FAKECUDA_ENTER(cuLibraryGetUnifiedFunction)
   if (fptr == nullptr || symbol == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (fakecuda::FindLibrary(st, library) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (library == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // Unified functions come from images built with unified-function support (a host-and-device
-  // function table); PTX has none, and the fake reads no other image.
-  return CUDA_ERROR_NOT_FOUND;
+  // function table); PTX has none, and the fake reads no other image. Measured 2026-12-06, H100
+  // driver 580.159.04 (library_probe, cases "globals", "bad:*:LibraryGetUnifiedFunction"): a
+  // library without that table answers CUDA_ERROR_INVALID_VALUE for every name, a kernel's or
+  // an unknown one, and so does a handle that is no live library (stale, a CUmodule, a heap
+  // block): only a null one is CUDA_ERROR_INVALID_HANDLE.
+  return CUDA_ERROR_INVALID_VALUE;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLibraryGetUnifiedFunction");
 }
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) try {
-  FAKECUDA_ENTER(cuKernelGetFunction)
+  FAKECUDA_ENTER_NOLOCK(cuKernelGetFunction)
   if (pFunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (kernel == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // even before cuInit (measured)
+  FAKECUDA_LOCK_INITIALIZED()
   KernelState* k = fakecuda::FindKernel(st, kernel);
   if (k == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   FAKECUDA_REQUIRE_CONTEXT()
@@ -286,8 +351,10 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) try {
 }
 
 CUresult CUDAAPI cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) try {
-  FAKECUDA_ENTER(cuKernelGetLibrary)
+  FAKECUDA_ENTER_NOLOCK(cuKernelGetLibrary)
   if (pLib == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (kernel == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  FAKECUDA_LOCK_INITIALIZED()
   KernelState* k = fakecuda::FindKernel(st, kernel);
   if (k == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   *pLib = fakecuda::EncodeHandle<CUlibrary>(HandleKind::kLibrary, k->library_id);
@@ -297,9 +364,10 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) try {
 }
 
 CUresult CUDAAPI cuKernelGetName(const char** name, CUkernel hfunc) try {
-  FAKECUDA_ENTER(cuKernelGetName)
-  // Documented: a NULL name or kernel is INVALID_VALUE.
+  FAKECUDA_ENTER_NOLOCK(cuKernelGetName)
+  // Documented: a NULL name or kernel is INVALID_VALUE (measured: even before cuInit).
   if (name == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_LOCK_INITIALIZED()
   KernelState* k = fakecuda::FindKernel(st, hfunc);
   if (k == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // The library's image is immutable and lives as long as the library: the pointer stays valid
@@ -361,6 +429,13 @@ CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CU
 CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset,
                                       size_t* paramSize) try {
   FAKECUDA_ENTER(cuKernelGetParamInfo)
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, cases "bad:null:*", "params",
+  // "noctx"): a null kernel is CUDA_ERROR_INVALID_VALUE, and unlike the other cuKernel* queries
+  // this one needs a current context (CUDA_ERROR_INVALID_CONTEXT without one, outputs
+  // untouched).
+  if (kernel == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  (void)ctx;
   KernelState* k = fakecuda::FindKernel(st, kernel);
   if (k == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return fakecuda::ParamInfo(fakecuda::Libraries(st).Info(*k), paramIndex, paramOffset,
@@ -370,11 +445,21 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
 }
 
 CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction hfunc) try {
-  FAKECUDA_ENTER(cuFuncGetName)
-  // Documented: a NULL name or function is INVALID_VALUE.
+  FAKECUDA_ENTER_NOLOCK(cuFuncGetName)
+  // Documented: a NULL name or function is INVALID_VALUE (measured: even before cuInit).
   if (name == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_LOCK_INITIALIZED()
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "names"): a library
+  // kernel's function gives the very pointer cuKernelGetName gives (the library's name).
+  if (f->kernel_id != 0 && st->libraries_if_used() != nullptr) {
+    fakecuda::LibraryModel& libs = fakecuda::Libraries(st);
+    if (auto k = libs.kernels.find(f->kernel_id); k != libs.kernels.end()) {
+      *name = libs.Info(k->second).name.c_str();
+      return CUDA_SUCCESS;
+    }
+  }
   *name = f->kernel.name.c_str();  // valid while the function's module is loaded
   return CUDA_SUCCESS;
 } catch (...) {
@@ -384,6 +469,8 @@ CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction hfunc) try {
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset,
                                     size_t* paramSize) try {
   FAKECUDA_ENTER(cuFuncGetParamInfo)
+  // Measured 2026-12-06, H100 driver 580.159.04: a null function is CUDA_ERROR_INVALID_VALUE.
+  if (func == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = fakecuda::Modules(st).FindFunction(func);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return fakecuda::ParamInfo(f->kernel, paramIndex, paramOffset, paramSize);
@@ -393,7 +480,8 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* 
 
 CUresult CUDAAPI cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) try {
   FAKECUDA_ENTER(cuFuncGetModule)
-  if (hmod == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured 2026-12-06, H100 driver 580.159.04: a null function is CUDA_ERROR_INVALID_VALUE.
+  if (hmod == nullptr || hfunc == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   *hmod = fakecuda::EncodeHandle<CUmodule>(HandleKind::kModule, f->module_id);

@@ -37,6 +37,39 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
   return CUDA_SUCCESS;
 }
 
+// cuLaunchKernel and cuLaunchKernelEx: `f` is a function, or a library kernel cast to one: then
+// the kernel's function in the stream's context (fakecuda/internal/library_model.h).
+CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config, CUstream hStream,
+                      void** kernelParams, void** extra, const char* entry)
+    CUHAL_REQUIRES(st->mu) {
+  if (Modules(st).FindFunction(f) == nullptr && !IsLiveKernel(st, f)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  const Context* stream_ctx = st->contexts().Find(s->ctx_id);
+  if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
+  FunctionState* fn = ResolveFunction(st, f, s->ctx_id, &err);
+  if (fn == nullptr) return err;
+  // A module's functions run in the context the module was loaded into.
+  if (s->ctx_id != fn->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult e = ValidateLaunch(st, *fn, config); e != CUDA_SUCCESS) return e;
+  std::vector<std::byte> params;
+  if (CUresult e = PackParams(fn->kernel, kernelParams, extra, &params); e != CUDA_SUCCESS) {
+    return e;
+  }
+  if (CUresult r = CUDA_SUCCESS; CaptureKernel(st, s, *fn, config, &params, &r)) return r;
+  Op op;
+  if (CUresult e = MakeKernelOp(st, *fn, config, std::move(params), entry, &op);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  st->Enqueue(s, std::move(op));
+  return TakeRaceVerdict();
+}
+
 }  // namespace
 }  // namespace fakecuda
 
@@ -101,6 +134,10 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) try {
   ModuleModel& m = fakecuda::Modules(st);
   ModuleState* mod = m.FindModule(hmod);
   if (mod == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "module"): a library's
+  // module (cuLibraryGetModule) is not the caller's to unload: CUDA_ERROR_NOT_PERMITTED, and
+  // the library keeps it (cuLibraryUnload unloads it).
+  if (mod->library_id != 0) return CUDA_ERROR_NOT_PERMITTED;
   // Unloading waits for the context's queued work (which may use the module) to finish.
   std::uint64_t id = mod->id;
   (void)st->SyncAll(mod->ctx_id);
@@ -160,8 +197,12 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
   FAKECUDA_ENTER(cuFuncSetAttribute)
   FunctionState* f = fakecuda::Modules(st).FindFunction(hfunc);
   if (f == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  return fakecuda::SetFunctionAttribute(st->device(f->device).profile, f,
-                                       fakecuda::EnumBits(attrib), value);
+  int attribute = fakecuda::EnumBits(attrib);
+  CUresult r = fakecuda::SetFunctionAttribute(st->device(f->device).profile, f, attribute, value);
+  if (r == CUDA_SUCCESS && attribute >= 0 && attribute < 32) {
+    f->set_on_function |= std::uint32_t{1} << attribute;
+  }
+  return r;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuFuncSetAttribute");
 }
@@ -172,39 +213,35 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
                                 unsigned int sharedMemBytes, CUstream hStream,
                                 void** kernelParams, void** extra) try {
   FAKECUDA_ENTER(cuLaunchKernel)
-  // `f` is a function, or a library kernel cast to one: then the kernel's function in the
-  // stream's context (fakecuda/internal/library_model.h).
-  if (fakecuda::Modules(st).FindFunction(f) == nullptr && !fakecuda::IsLiveKernel(st, f)) {
-    return CUDA_ERROR_INVALID_HANDLE;
-  }
-  CUresult err;
-  fakecuda::Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
-  const fakecuda::Context* stream_ctx = st->contexts().Find(s->ctx_id);
-  if (stream_ctx == nullptr) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-  if (stream_ctx->sticky != CUDA_SUCCESS) return stream_ctx->sticky;
-  FunctionState* fn = fakecuda::ResolveFunction(st, f, s->ctx_id, &err);
-  if (fn == nullptr) return err;
-  // A module's functions run in the context the module was loaded into.
-  if (s->ctx_id != fn->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
   fakecuda::LaunchConfig config{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ},
                                 sharedMemBytes};
-  if (CUresult e = fakecuda::ValidateLaunch(st, *fn, config); e != CUDA_SUCCESS) return e;
-  std::vector<std::byte> params;
-  if (CUresult e = fakecuda::PackParams(fn->kernel, kernelParams, extra, &params);
-      e != CUDA_SUCCESS) {
-    return e;
-  }
-  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureKernel(st, s, *fn, config, &params, &r)) return r;
-  fakecuda::Op op;
-  if (CUresult e = fakecuda::MakeKernelOp(st, *fn, config, std::move(params), "cuLaunchKernel", &op);
-      e != CUDA_SUCCESS) {
-    return e;
-  }
-  st->Enqueue(s, std::move(op));
-  return fakecuda::TakeRaceVerdict();
+  return fakecuda::LaunchKernel(st, f, config, hStream, kernelParams, extra, "cuLaunchKernel");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchKernel");
+}
+
+// Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case "launch"):
+// cuLaunchKernelEx with no launch attributes launches a function or a CUkernel cast to one as
+// cuLaunchKernel does. Launch attributes (cluster shape, cooperative launch, priority, ...) are
+// not modelled: CUDA_ERROR_NOT_SUPPORTED, as before this entry point was modelled; the
+// attribute "ignore" (CU_LAUNCH_ATTRIBUTE_IGNORE) is skipped.
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
+                                  void** extra) try {
+  FAKECUDA_ENTER(cuLaunchKernelEx)
+  if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (config->numAttrs > 0 && config->attrs == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    if (fakecuda::EnumBits(config->attrs[i].id) != CU_LAUNCH_ATTRIBUTE_IGNORE) {
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+  }
+  fakecuda::LaunchConfig launch{{config->gridDimX, config->gridDimY, config->gridDimZ},
+                                {config->blockDimX, config->blockDimY, config->blockDimZ},
+                                config->sharedMemBytes};
+  return fakecuda::LaunchKernel(st, f, launch, config->hStream, kernelParams, extra,
+                                "cuLaunchKernelEx");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuLaunchKernelEx");
 }
 
 }  // extern "C"

@@ -49,7 +49,11 @@ CUresult ActiveBlocks(DriverState* st, int* num_blocks, CUfunction func, int blo
 CUresult PotentialBlockSize(DriverState* st, int* min_grid, int* block_size, CUfunction func,
                             CUoccupancyB2DSize smem_of, size_t dynamic_smem, int block_limit,
                             unsigned flags) CUHAL_REQUIRES(st->mu) {
-  if (min_grid == nullptr || block_size == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "occbad"): a negative
+  // block size limit is CUDA_ERROR_INVALID_VALUE, the outputs untouched.
+  if (min_grid == nullptr || block_size == nullptr || block_limit < 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   FunctionState* f = nullptr;
   if (CUresult e = OccupancyFunction(st, func, &f); e != CUDA_SUCCESS) return e;
   if (flags & ~static_cast<unsigned>(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)) {
@@ -63,10 +67,17 @@ CUresult PotentialBlockSize(DriverState* st, int* min_grid, int* block_size, CUf
   return CUDA_SUCCESS;
 }
 
-// The cluster queries' function and the block size of `config`.
+// The cluster queries' function and the block size of `config`. `*too_big` (may be null):
+// the block is larger than the function allows, which cuOccupancyMaxPotentialClusterSize
+// answers with a cluster size of 0 (measured) rather than an error.
+//
+// Measured 2026-12-06, H100 driver 580.159.04 (library_probe, cases "cluster",
+// "bad:null:OccupancyMax*Cluster*"): a null function is CUDA_ERROR_INVALID_VALUE; a block of
+// 0 threads or a grid of 0 blocks CUDA_ERROR_INVALID_VALUE; a block of 2048 threads is
+// CUDA_SUCCESS with a potential cluster size of 0.
 CUresult ClusterFunction(DriverState* st, CUfunction func, const CUlaunchConfig* config,
-                         FunctionState** out) CUHAL_REQUIRES(st->mu) {
-  if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
+                         FunctionState** out, bool* too_big) CUHAL_REQUIRES(st->mu) {
+  if (config == nullptr || func == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (FunctionState* f = Modules(st).FindFunction(func); f != nullptr) {
     *out = f;
   } else {
@@ -90,12 +101,23 @@ CUresult ClusterFunction(DriverState* st, CUfunction func, const CUlaunchConfig*
   if (threads == 0 || config->gridDimX == 0 || config->gridDimY == 0 || config->gridDimZ == 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (threads > static_cast<std::uint64_t>((*out)->kernel.max_threads > 0
-                                               ? (*out)->kernel.max_threads
-                                               : 1024)) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  bool over = threads > static_cast<std::uint64_t>((*out)->kernel.max_threads > 0
+                                                      ? (*out)->kernel.max_threads
+                                                      : 1024);
+  if (over && too_big == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (too_big != nullptr) *too_big = over;
   return CUDA_SUCCESS;
+}
+
+// A required cluster shape set on the function with some dimension left 0 (say
+// REQUIRED_CLUSTER_WIDTH alone): measured 2026-12-06, H100 driver 580.159.04 (library_probe,
+// case "cluster"), both cluster queries answer CUDA_ERROR_INVALID_CLUSTER_SIZE for a function
+// with only REQUIRED_CLUSTER_WIDTH 4 set. (That the missing height and depth are the reason
+// is the fake's reading; a complete shape was not measured.)
+bool IncompleteRequiredCluster(const FunctionState& f) {
+  bool any = f.cluster_dims[0] > 0 || f.cluster_dims[1] > 0 || f.cluster_dims[2] > 0;
+  bool all = f.cluster_dims[0] > 0 && f.cluster_dims[1] > 0 && f.cluster_dims[2] > 0;
+  return any && !all;
 }
 
 // The largest cluster the function may use: the required one, else 8 (portable) or 16 (with
@@ -180,7 +202,16 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction
   FAKECUDA_ENTER(cuOccupancyMaxPotentialClusterSize)
   if (clusterSize == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = nullptr;
-  if (CUresult e = fakecuda::ClusterFunction(st, func, config, &f); e != CUDA_SUCCESS) return e;
+  bool too_big = false;
+  if (CUresult e = fakecuda::ClusterFunction(st, func, config, &f, &too_big);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  if (fakecuda::IncompleteRequiredCluster(*f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (too_big) {
+    *clusterSize = 0;
+    return CUDA_SUCCESS;
+  }
   OccupancyInputs in = fakecuda::OccupancyInputsOf(st->device(f->device).profile, *f);
   int threads = static_cast<int>(config->blockDimX * config->blockDimY * config->blockDimZ);
   int blocks = fakecuda::MaxActiveBlocks(in, threads, config->sharedMemBytes);
@@ -195,7 +226,10 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func,
   FAKECUDA_ENTER(cuOccupancyMaxActiveClusters)
   if (numClusters == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FunctionState* f = nullptr;
-  if (CUresult e = fakecuda::ClusterFunction(st, func, config, &f); e != CUDA_SUCCESS) return e;
+  if (CUresult e = fakecuda::ClusterFunction(st, func, config, &f, nullptr); e != CUDA_SUCCESS) {
+    return e;
+  }
+  if (fakecuda::IncompleteRequiredCluster(*f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   unsigned dims[3] = {0, 0, 0};
   for (unsigned i = 0; i < config->numAttrs && config->attrs != nullptr; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
@@ -207,9 +241,27 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func,
   if (dims[0] == 0 && f->cluster_dims[0] > 0) {
     for (int i = 0; i < 3; ++i) dims[i] = static_cast<unsigned>(std::max(f->cluster_dims[i], 1));
   }
-  if (dims[0] == 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-  int size = static_cast<int>(dims[0] * std::max(dims[1], 1u) * std::max(dims[2], 1u));
-  if (size > fakecuda::MaxClusterSize(*f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (library_probe, case "cluster"): no cluster
+  // shape at all is CUDA_SUCCESS with 0 clusters; a grid that the cluster does not divide is
+  // CUDA_ERROR_INVALID_CLUSTER_SIZE; a cluster above the portable 8 is
+  // CUDA_ERROR_INVALID_CLUSTER_SIZE unless NON_PORTABLE_CLUSTER_SIZE_ALLOWED is set, and then
+  // one above 16 is CUDA_SUCCESS with 0 clusters.
+  if (dims[0] == 0) {
+    *numClusters = 0;
+    return CUDA_SUCCESS;
+  }
+  const unsigned dx = dims[0], dy = std::max(dims[1], 1u), dz = std::max(dims[2], 1u);
+  if (config->gridDimX % dx != 0 || config->gridDimY % dy != 0 || config->gridDimZ % dz != 0) {
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  int size = static_cast<int>(dx * dy * dz);
+  if (size > fakecuda::MaxClusterSize(*f)) {
+    if (f->cluster_dims[0] == 0 && f->non_portable_cluster != 0) {
+      *numClusters = 0;
+      return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
   OccupancyInputs in = fakecuda::OccupancyInputsOf(st->device(f->device).profile, *f);
   int threads = static_cast<int>(config->blockDimX * config->blockDimY * config->blockDimZ);
   int blocks = fakecuda::MaxActiveBlocks(in, threads, config->sharedMemBytes);

@@ -120,5 +120,15 @@ FAKECUDA_PTSZ(cuLaunchKernel_ptsz, cuLaunchKernel,
                unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
                void** extra),
               (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params, extra))
+// The stream is in the launch configuration: a copy with the per-thread stream resolved.
+extern "C" decltype(::cuLaunchKernelEx_ptsz) fakecuda_legacy_cuLaunchKernelEx_ptsz __asm__(
+    "cuLaunchKernelEx");
+extern "C" CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
+                                                  void** params, void** extra) {
+  if (config == nullptr) return fakecuda_legacy_cuLaunchKernelEx_ptsz(config, f, params, extra);
+  CUlaunchConfig copy = *config;
+  copy.hStream = PerThread(copy.hStream);
+  return fakecuda_legacy_cuLaunchKernelEx_ptsz(&copy, f, params, extra);
+}
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))

@@ -154,7 +154,7 @@ void SetKernelSetting(DriverState* st, KernelState* kernel, int device, int attr
     if (f.kernel_id != kernel->id || f.device != device) continue;
     if (attribute < 0) {
       f.cache_config = value;
-    } else {
+    } else if (attribute >= 32 || (f.set_on_function & (std::uint32_t{1} << attribute)) == 0) {
       (void)SetFunctionAttribute(st->device(device).profile, &f, attribute, value);
     }
   }
@@ -185,13 +185,14 @@ FunctionState* ResolveFunction(DriverState* st, CUfunction handle, std::uint64_t
 CUresult ResolveNodeFunction(DriverState* st, CUfunction func, CUkernel kern, CUcontext ctx,
                              FunctionState** out) {
   if (func != nullptr) {
+    // Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case
+    // "launch"): unlike cuLaunchKernel, a kernel node does not take a CUkernel cast into `func`
+    // (CUDA_ERROR_INVALID_HANDLE); the kernel goes in `kern`.
     if (FunctionState* f = Modules(st).FindFunction(func); f != nullptr) {
       *out = f;
       return CUDA_SUCCESS;
     }
-    if (!IsLiveKernel(st, func)) return CUDA_ERROR_INVALID_HANDLE;
-    kern = reinterpret_cast<CUkernel>(func);
-    ctx = nullptr;
+    return CUDA_ERROR_INVALID_HANDLE;
   }
   if (kern == nullptr || st->libraries_if_used() == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   KernelState* k = Libraries(st).FindKernel(kern);

@@ -59,6 +59,10 @@ struct LibraryState {
   // Managed variables: one per library, shared across contexts (as documented: "registered
   // when the library is loaded into at least one context"), released by cuLibraryUnload.
   ManagedVars managed;
+  // Not CUDA_SUCCESS: the image did not parse or check, and the library (with no kernels) answers
+  // this error when a kernel, module or global of it is asked for: the real driver loads
+  // lazily and fails then (measured 2026-12-06, H100 driver 580.159.04; library_entry.cc).
+  CUresult load_error = CUDA_SUCCESS;
   std::string loaded_by;                           // for the leak report
 };
 
@@ -101,7 +105,11 @@ FunctionState KernelView(DriverState* st, const KernelState& kernel, int device)
     CUHAL_REQUIRES(st->mu);
 
 // Records a cuKernelSetAttribute / cuKernelSetCacheConfig (attribute -1: the cache config) for
-// `device` and applies it to the kernel's existing functions on that device.
+// `device` and applies it to the kernel's existing functions on that device, except to those
+// that had the attribute set through cuFuncSetAttribute: measured 2026-12-06, H100 driver
+// 580.159.04 (ci/gpu-probes/library_probe.cc, case "setattr"), a function set to 4096 with
+// cuFuncSetAttribute keeps 4096 after its kernel is set to 2048, while the kernel's function in
+// another context follows the kernel.
 void SetKernelSetting(DriverState* st, KernelState* kernel, int device, int attribute, int value)
     CUHAL_REQUIRES(st->mu);
 
@@ -112,9 +120,9 @@ void SetKernelSetting(DriverState* st, KernelState* kernel, int device, int attr
 FunctionState* ResolveFunction(DriverState* st, CUfunction handle, std::uint64_t ctx_id,
                                CUresult* error) CUHAL_REQUIRES(st->mu);
 
-// The function of a kernel node's parameters (CUDA_KERNEL_NODE_PARAMS): `func` (a function, or
-// a kernel cast to one: its function in the current context), else `kern` in `ctx` (null: the
-// current context). CUDA_ERROR_INVALID_HANDLE when neither names a live object; the errors of
+// The function of a kernel node's parameters (CUDA_KERNEL_NODE_PARAMS): `func` (a function; a
+// kernel cast to one is CUDA_ERROR_INVALID_HANDLE, as measured), else `kern` in `ctx` (null:
+// the current context). CUDA_ERROR_INVALID_HANDLE when neither names a live object; the errors of
 // CurrentContextOrError when a context is needed and there is none.
 CUresult ResolveNodeFunction(DriverState* st, CUfunction func, CUkernel kern, CUcontext ctx,
                              FunctionState** out) CUHAL_REQUIRES(st->mu);

@@ -391,6 +391,7 @@ class PtxParser {
       return Fail(at, ".entry without a name");
     }
     KernelInfo k;
+    int maxnreg = 0;  // .maxnreg; 0: none
     k.name = t_[i_].text;
     ++i_;
     if (At("(")) {
@@ -427,13 +428,15 @@ class PtxParser {
         auto v = ParseTriple();
         k.max_threads = static_cast<int>(v[0] * v[1] * v[2]);
       } else if (tok == ".reqntid") {
+        // Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case
+        // "occattr"): .reqntid 64 leaves CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK at 1024 (and
+        // the occupancy queries unlimited by it); only a launch of another shape is refused.
         k.reqntid = ParseTriple();
-        k.max_threads = static_cast<int>(k.reqntid[0] * k.reqntid[1] * k.reqntid[2]);
       } else if (tok == ".maxnreg") {
         ++i_;
         std::uint64_t n = 0;
         if (!AtEnd() && ParseUnsigned(t_[i_].text, &n)) {
-          k.num_regs = static_cast<int>(n);
+          maxnreg = static_cast<int>(std::min<std::uint64_t>(n, kMaxRegisters));
           ++i_;
         }
       } else {
@@ -447,7 +450,9 @@ class PtxParser {
       return Fail(at, ".entry " + k.name + " has no body");
     }
     if (extern_decl) return Fail(at, ".extern .entry " + k.name + " with a body");
-    if (!ParseBody(&k)) return false;
+    std::uint64_t declared = 0;
+    if (!ParseBody(&k, &declared)) return false;
+    EstimateRegisters(declared, maxnreg, &k);
     for (const KernelInfo& other : out_->kernels) {
       if (other.name == k.name) return Fail(at, "duplicate .entry " + k.name);
     }
@@ -477,7 +482,54 @@ class PtxParser {
     return elem * vec * count;
   }
 
-  bool ParseBody(KernelInfo* k) {
+  // The registers a `.reg` declaration starting at the current token declares, in 32-bit
+  // units (64-bit types count 2, .b128 4, predicates none; "%r<N>" declares N), saturating.
+  std::uint64_t RegisterDeclaration() {
+    ++i_;
+    std::uint64_t per = 0, vec = 1, count = 0;
+    bool is_predicate = false;
+    while (!AtEnd() && !At(";") && !At("{") && !At("}")) {
+      const std::string& tok = t_[i_].text;
+      if (tok == ".v2" || tok == ".v4" || tok == ".v8") {
+        vec = static_cast<std::uint64_t>(tok[2] - '0');
+      } else if (tok == ".pred") {
+        is_predicate = true;
+      } else if (std::size_t sz = TypeSize(tok); sz != 0 && per == 0) {
+        per = (sz + 3) / 4;
+      } else if (tok[0] == '%' || IsIdentStart(tok[0])) {
+        std::uint64_t n = 1;
+        if (i_ + 3 < t_.size() && t_[i_ + 1].text == "<" && t_[i_ + 3].text == ">" &&
+            ParseUnsigned(t_[i_ + 2].text, &n)) {
+          i_ += 3;
+        }
+        count = std::min<std::uint64_t>(count + n, std::uint64_t{1} << 32);
+      }
+      ++i_;
+    }
+    if (is_predicate) return 0;
+    return std::min<std::uint64_t>(per * vec * count, std::uint64_t{1} << 40);
+  }
+
+  // The register count of a kernel (CU_FUNC_ATTRIBUTE_NUM_REGS) and its spills, from what its
+  // PTX declares. The fake has no ptxas: ptxas allocates by liveness, the fake can only count
+  // the declared registers (`declared`, 32-bit units). Measured 2026-12-06, H100 driver
+  // 580.159.04 (ci/gpu-probes/library_probe.cc, cases "attrs", "occ"): a kernel declaring four
+  // 32-bit registers' worth uses 8; kernels with .maxnreg N and more values live than N use
+  // exactly N and spill (LOCAL_SIZE_BYTES nonzero). So: the declared count, at least 8, at most
+  // .maxnreg; registers declared beyond .maxnreg are spilled, 4 bytes each, to local memory.
+  // Without .maxnreg the count stops at kDefaultRegisters (32): compiler-generated PTX declares
+  // virtual registers freely ("%r<400>") and their number says little about what ptxas uses.
+  void EstimateRegisters(std::uint64_t declared, int maxnreg, KernelInfo* k) {
+    const std::uint64_t cap = maxnreg > 0 ? static_cast<std::uint64_t>(maxnreg)
+                                          : static_cast<std::uint64_t>(kDefaultRegisters);
+    k->num_regs = static_cast<int>(std::min(std::max<std::uint64_t>(declared, kMinRegisters), cap));
+    if (maxnreg > 0 && declared > cap) {
+      std::uint64_t spill = std::min<std::uint64_t>((declared - cap) * 4, 1u << 24);
+      k->local_bytes += static_cast<int>(spill);
+    }
+  }
+
+  bool ParseBody(KernelInfo* k, std::uint64_t* declared_regs) {
     size_t open = i_;
     int depth = 0;
     bool statement_start = true;
@@ -505,6 +557,12 @@ class PtxParser {
       if (statement_start && tok == ".extern") {
         extern_next = true;
         ++i_;
+        continue;
+      }
+      if (statement_start && tok == ".reg") {
+        *declared_regs = std::min<std::uint64_t>(*declared_regs + RegisterDeclaration(),
+                                                 std::uint64_t{1} << 40);
+        statement_start = false;
         continue;
       }
       if (statement_start && (tok == ".shared" || tok == ".local")) {

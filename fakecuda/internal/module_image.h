@@ -31,7 +31,7 @@ struct KernelInfo {
   int static_shared_bytes = 0;   // `.shared` declarations in the body (not `.extern .shared`)
   int local_bytes = 0;           // `.local` declarations in the body (per thread)
   int const_bytes = 0;           // fake images only (`const=`)
-  int num_regs = 0;              // 0: unknown; reported as kDefaultRegisters
+  int num_regs = 0;              // 0: unknown (reported as kDefaultRegisters); PTX: estimated
   int max_threads = 0;           // from .maxntid / .reqntid / `maxthreads=`; 0: the device's limit
   std::array<unsigned, 3> reqntid{0, 0, 0};  // .reqntid: the only block shape allowed; 0s: none
 };
@@ -59,8 +59,13 @@ struct ModuleImage {
   std::string program_error;
 };
 
-// The register count reported for kernels whose image does not say (PTX is not compiled).
+// The register count reported for kernels whose image does not say, and the most a PTX kernel
+// without .maxnreg is estimated to use (PTX is not compiled; module_image.cc EstimateRegisters).
 inline constexpr int kDefaultRegisters = 32;
+// The fewest registers a PTX kernel is reported to use (measured on the H100: a kernel of four
+// 32-bit registers' worth reports 8) and the most a thread may have.
+inline constexpr int kMinRegisters = 8;
+inline constexpr int kMaxRegisters = 255;
 
 // Parses the image cuModuleLoadData received. `image` is read as a NUL-terminated string unless
 // its first bytes are a binary magic (ELF cubin, fatbinary), which are recognised without reading

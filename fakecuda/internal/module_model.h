@@ -54,6 +54,9 @@ struct FunctionState {
   int non_portable_cluster = 0;
   int cluster_policy = 0;
   int cache_config = CU_FUNC_CACHE_PREFER_NONE;  // cuFuncSetCacheConfig / cuKernelSetCacheConfig
+  // Bit a: attribute a was set through cuFuncSetAttribute; a library kernel's later
+  // cuKernelSetAttribute of it no longer reaches this function (measured; library_model.h).
+  std::uint32_t set_on_function = 0;
 };
 
 struct GlobalVar {

@@ -3,16 +3,22 @@
 // (cuFuncGetName, cuFuncGetParamInfo, cuFuncGetModule, cuFuncIsLoaded, cuFuncLoad) and the
 // occupancy queries (cuOccupancy*).
 //
-// UNMEASURED, all of it: ci/gpu-probes/library_probe.cc was written to measure this API, but no
-// GPU run of it exists yet (the GPU machine was unavailable on 2026-12-06). The expectations come
-// from cuda.h 13.0's documentation and NVIDIA's occupancy calculator (cuda_occupancy.h) applied to
-// the H200 profile's limits; docs/driver_facts.md, "Library, kernel and occupancy API", lists
-// them. Each test names the probe case that will measure it; the real backend runs the same
-// tests and decides. FakeLibraryTest holds what is the fake's own (leak inventory, stale and
-// foreign handles).
+// Measured 2026-12-06, H100 driver 580.159.04: ci/gpu-probes/library_probe.cc ran on an H100
+// 80GB HBM3 (driver 580.159.04, CUDA 13.0 driver API; the H200's driver branch); its output is
+// ci/gpu-probes/results/2026-12-06-h100-library.real.txt. Each test names the probe case that
+// measured it; what the probe did not measure is marked UNMEASURED. The occupancy expectations
+// are NVIDIA's occupancy calculator (cuda_occupancy.h) on the H200 profile's limits, which the
+// H100 shares (132 SMs, 65536 registers and 233472 bytes of shared memory per SM), and agree with
+// the measurement. docs/driver_facts.md, "Library, kernel and occupancy API", lists the facts.
+// FakeLibraryTest holds what is the fake's own (leak inventory, stale and foreign handles: the
+// real driver crashes, hangs or reads freed memory on many of those).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -178,15 +184,17 @@ TEST_P(LibraryTest, LoadsWithoutAContextAndLoadsIntoOneOnDemand) {
   EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
 }
 
-// Cases "kernels", "names": enumeration in the image's order, names as written (mangled), one
-// handle per name.
-TEST_P(LibraryTest, KernelsEnumerateInImageOrderUnderTheirMangledNames) {
+// Cases "kernels", "names": enumeration in the REVERSE of the image's order (measured
+// 2026-12-06, H100 driver 580.159.04; the functions of the library's module keep the image's
+// order), names as written (mangled), one handle per name; a kernel's function names itself
+// with the very pointer cuKernelGetName gives (measured).
+TEST_P(LibraryTest, KernelsEnumerateInReverseImageOrderUnderTheirMangledNames) {
   unsigned n = 0;
   ASSERT_EQ(api().cuLibraryGetKernelCount(&n, lib_), CUDA_SUCCESS);
   ASSERT_EQ(n, 4u);
   std::vector<CUkernel> ks(n);
   ASSERT_EQ(api().cuLibraryEnumerateKernels(ks.data(), n, lib_), CUDA_SUCCESS);
-  const char* expected[] = {"add_u32", "_Z6squarePfi", "params", "spin"};
+  const char* expected[] = {"spin", "params", "_Z6squarePfi", "add_u32"};
   for (unsigned i = 0; i < n; ++i) {
     const char* name = nullptr;
     ASSERT_EQ(api().cuKernelGetName(&name, ks[i]), CUDA_SUCCESS);
@@ -199,7 +207,13 @@ TEST_P(LibraryTest, KernelsEnumerateInImageOrderUnderTheirMangledNames) {
     const char* fname = nullptr;
     ASSERT_EQ(api().cuFuncGetName(&fname, f), CUDA_SUCCESS);
     EXPECT_STREQ(fname, expected[i]);
+    EXPECT_EQ(fname, name) << "the same pointer as the kernel's name";
   }
+  // Fewer slots get the first kernels of that order.
+  CUkernel two[2] = {nullptr, nullptr};
+  ASSERT_EQ(api().cuLibraryEnumerateKernels(two, 2, lib_), CUDA_SUCCESS);
+  EXPECT_EQ(two[0], ks[0]);
+  EXPECT_EQ(two[1], ks[1]);
   CUkernel k = nullptr;
   EXPECT_EQ(api().cuLibraryGetKernel(&k, lib_, "square"), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(api().cuLibraryGetKernel(&k, lib_, "counter"), CUDA_ERROR_NOT_FOUND);
@@ -263,10 +277,30 @@ TEST_P(LibraryTest, ParamInfoGivesTheDeviceLayout) {
   EXPECT_EQ(api().cuKernelGetParamInfo(k, 3, &off, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(off, 32u);
   EXPECT_EQ(api().cuKernelGetParamInfo(k, 3, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  // Measured 2026-12-06, H100 driver 580.159.04 (cases "params", "bad:null:*ParamInfo"): a null
+  // kernel or function is INVALID_VALUE, not INVALID_HANDLE.
+  EXPECT_EQ(api().cuKernelGetParamInfo(nullptr, 0, &off, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuFuncGetParamInfo(nullptr, 0, &off, &size), CUDA_ERROR_INVALID_VALUE);
+  // Measured (case "noctx"): cuKernelGetParamInfo, unlike cuKernelGetAttribute and
+  // cuKernelGetName, needs a current context; without one the outputs stay untouched.
+  CUcontext popped = nullptr;
+  ASSERT_EQ(api().cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+  off = size = 99;
+  EXPECT_EQ(api().cuKernelGetParamInfo(k, 1, &off, &size), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(off, 99u);
+  EXPECT_EQ(size, 99u);
+  const char* name = nullptr;
+  EXPECT_EQ(api().cuKernelGetName(&name, k), CUDA_SUCCESS);
+  int v = 0;
+  EXPECT_EQ(api().cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxPushCurrent(popped), CUDA_SUCCESS);
 }
 
 // Case "setattr": a kernel attribute set for a device reaches the kernel's functions there,
-// existing and new; a function's own set does not reach the kernel.
+// existing and new; a function's own set does not reach the kernel, and (measured 2026-12-06,
+// H100 driver 580.159.04) a later kernel set no longer reaches that function, while the
+// kernel's function in another context follows it.
 TEST_P(LibraryTest, KernelAttributesReachItsFunctions) {
   CUfunction before = nullptr;
   ASSERT_EQ(api().cuKernelGetFunction(&before, add_), CUDA_SUCCESS);
@@ -296,6 +330,24 @@ TEST_P(LibraryTest, KernelAttributesReachItsFunctions) {
                                        0),
             CUDA_SUCCESS);
   EXPECT_EQ(v, 65536);
+  CUcontext c2 = nullptr;
+  ASSERT_EQ(CreateContext(api(), &c2, 0, 0), CUDA_SUCCESS);
+  CUfunction other = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&other, add_), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, other),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 65536) << "made after the kernel set: has the kernel's value";
+  EXPECT_EQ(api().cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 2048,
+                                       add_, 0),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, other),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 2048);
+  EXPECT_EQ(api().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, before),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 4096) << "set on the function itself: the kernel's later set does not reach it";
+  EXPECT_EQ(api().cuCtxDestroy(c2), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
   EXPECT_EQ(api().cuKernelSetCacheConfig(add_, CU_FUNC_CACHE_PREFER_SHARED, 0), CUDA_SUCCESS);
   EXPECT_EQ(api().cuKernelSetCacheConfig(add_, static_cast<CUfunc_cache>(4), 0),
             CUDA_ERROR_INVALID_VALUE);
@@ -336,8 +388,10 @@ TEST_P(LibraryTest, UnloadWaitsForQueuedWorkThenInvalidatesEverything) {
   EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
 }
 
-// Case "globals": globals per context, managed variables only through cuLibraryGetManaged,
-// no unified functions in PTX.
+// Case "globals": globals per context; managed variables through cuLibraryGetManaged and also
+// through cuLibraryGetGlobal (same address, measured 2026-12-06, H100 driver 580.159.04); a
+// kernel's name is INVALID_VALUE to cuLibraryGetGlobal (measured); no unified functions in PTX:
+// INVALID_VALUE for any name (measured).
 TEST_P(LibraryTest, GlobalsAreLoadedPerContextAndManagedOnesApart) {
   CUdeviceptr p = 0;
   size_t bytes = 0;
@@ -347,10 +401,14 @@ TEST_P(LibraryTest, GlobalsAreLoadedPerContextAndManagedOnesApart) {
   EXPECT_EQ(api().cuLibraryGetGlobal(&p, &bytes, lib_, "nope"), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(api().cuLibraryGetGlobal(nullptr, nullptr, lib_, "counter"),
             CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuLibraryGetGlobal(&p, &bytes, lib_, "add_u32"), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api().cuLibraryGetManaged(&p, &bytes, lib_, "counter"), CUDA_ERROR_NOT_FOUND);
   CUdeviceptr mp = 0;
   ASSERT_EQ(api().cuLibraryGetManaged(&mp, &bytes, lib_, "mvar"), CUDA_SUCCESS);
   EXPECT_EQ(bytes, 4u);
+  CUdeviceptr via_global = 0;
+  EXPECT_EQ(api().cuLibraryGetGlobal(&via_global, &bytes, lib_, "mvar"), CUDA_SUCCESS);
+  EXPECT_EQ(via_global, mp);
   EXPECT_EQ(*reinterpret_cast<volatile unsigned*>(mp), 5u) << "managed memory is host-readable";
   // One managed variable for the library, whatever context asks (documented; UNMEASURED).
   CUcontext c2 = nullptr;
@@ -364,7 +422,9 @@ TEST_P(LibraryTest, GlobalsAreLoadedPerContextAndManagedOnesApart) {
   EXPECT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
   EXPECT_EQ(*reinterpret_cast<volatile unsigned*>(mp), 5u) << "outlives the context";
   void* fp = nullptr;
-  EXPECT_EQ(api().cuLibraryGetUnifiedFunction(&fp, lib_, "add_u32"), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(api().cuLibraryGetUnifiedFunction(&fp, lib_, "add_u32"), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuLibraryGetUnifiedFunction(&fp, lib_, "nope"), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuLibraryGetUnifiedFunction(&fp, nullptr, "add_u32"), CUDA_ERROR_INVALID_HANDLE);
 }
 
 // Cases "occ", "occattr": occupancy of kernels whose registers .maxnreg fixes, by block size,
@@ -427,10 +487,280 @@ TEST_P(LibraryTest, OccupancyFollowsRegistersSharedMemoryAndCarveout) {
             CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api().cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, r32, 128, 0, 2),
             CUDA_ERROR_INVALID_VALUE);
+  // Measured 2026-12-06, H100 driver 580.159.04 (case "occbad"): a negative block size limit
+  // is INVALID_VALUE, the outputs untouched.
+  min_grid = block = 77;
+  EXPECT_EQ(api().cuOccupancyMaxPotentialBlockSize(&min_grid, &block, r32, nullptr, 0, -5),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(min_grid, 77);
+  EXPECT_EQ(block, 77);
   EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
 }
 
+// Cases "attrs", "occ": register counts and spills come from compiled code. Measured 2026-12-06,
+// H100 driver 580.159.04: add_u32 (four 32-bit registers' worth declared) uses 8 registers and
+// no local memory; each .maxnreg kernel with more values live than its cap uses exactly the cap
+// and spills (LOCAL_SIZE_BYTES nonzero). The fake estimates from the PTX's declarations
+// (fakecuda/internal/module_image.cc, EstimateRegisters).
+TEST_P(LibraryTest, RegistersAndSpillsFollowThePtx) {
+  int v = -1;
+  EXPECT_EQ(api().cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, add_, 0), CUDA_SUCCESS);
+  EXPECT_EQ(v, 8);
+  EXPECT_EQ(api().cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, add_, 0),
+            CUDA_SUCCESS);
+  EXPECT_EQ(v, 0);
+  std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n" + OccKernel(40, 0) +
+                    OccKernel(255, 0);
+  CUlibrary lib = nullptr;
+  ASSERT_EQ(Load(&lib, ptx.c_str()), CUDA_SUCCESS);
+  for (int regs : {40, 255}) {
+    CUkernel k = nullptr;
+    std::string name = "occ_" + std::to_string(regs) + "_0";
+    ASSERT_EQ(api().cuLibraryGetKernel(&k, lib, name.c_str()), CUDA_SUCCESS);
+    EXPECT_EQ(api().cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, k, 0), CUDA_SUCCESS);
+    EXPECT_EQ(v, regs) << name;
+    EXPECT_EQ(api().cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k, 0),
+              CUDA_SUCCESS);
+    EXPECT_GT(v, 0) << name << " spills";
+  }
+  EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+}
+
+// Case "occattr": .reqntid does not lower MAX_THREADS_PER_BLOCK (measured 2026-12-06, H100
+// driver 580.159.04: .reqntid 64 reports 1024, and the potential block size is 1024), .maxntid
+// does.
+TEST_P(LibraryTest, ReqntidLeavesMaxThreadsPerBlock) {
+  CUlibrary lib = nullptr;
+  ASSERT_EQ(Load(&lib,
+                 ".version 8.0\n.target sm_90\n.address_size 64\n"
+                 ".visible .entry maxt() .maxntid 256 { ret; }\n"
+                 ".visible .entry reqt() .reqntid 64 { ret; }\n"),
+            CUDA_SUCCESS);
+  auto max_threads = [&](const char* name) {
+    CUkernel k = nullptr;
+    CUfunction f = nullptr;
+    EXPECT_EQ(api().cuLibraryGetKernel(&k, lib, name), CUDA_SUCCESS);
+    EXPECT_EQ(api().cuKernelGetFunction(&f, k), CUDA_SUCCESS);
+    int v = -1;
+    EXPECT_EQ(api().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f),
+              CUDA_SUCCESS);
+    int min_grid = -1, block = -1;
+    EXPECT_EQ(api().cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f, nullptr, 0, 0),
+              CUDA_SUCCESS);
+    return std::to_string(v) + " " + std::to_string(min_grid) + " " + std::to_string(block);
+  };
+  EXPECT_EQ(max_threads("maxt"), "256 1056 256");
+  EXPECT_EQ(max_threads("reqt"), "1024 264 1024");
+  EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+}
+
+// Case "cluster": the cluster queries' argument checks (measured 2026-12-06, H100 driver
+// 580.159.04). The cluster counts themselves are NOT modelled as measured (see
+// docs/driver_facts.md): only what does not depend on the GPU's GPC layout is asserted here.
+TEST_P(LibraryTest, ClusterQueriesCheckTheirArgumentsAsMeasured) {
+  std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n" + OccKernel(32, 0) +
+                    OccKernel(64, 0);
+  CUlibrary lib = nullptr;
+  ASSERT_EQ(Load(&lib, ptx.c_str()), CUDA_SUCCESS);
+  CUfunction f = nullptr, g = nullptr;
+  CUkernel k = nullptr;
+  ASSERT_EQ(api().cuLibraryGetKernel(&k, lib, "occ_32_0"), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuKernelGetFunction(&f, k), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuLibraryGetKernel(&k, lib, "occ_64_0"), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuKernelGetFunction(&g, k), CUDA_SUCCESS);
+  CUlaunchConfig c;
+  std::memset(&c, 0, sizeof c);
+  c.gridDimX = 64;
+  c.gridDimY = c.gridDimZ = 1;
+  c.blockDimX = 128;
+  c.blockDimY = c.blockDimZ = 1;
+  int cs = -1, nc = -1;
+  EXPECT_EQ(api().cuOccupancyMaxPotentialClusterSize(&cs, nullptr, &c), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, nullptr, &c), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuOccupancyMaxPotentialClusterSize(&cs, f, &c), CUDA_SUCCESS);
+  EXPECT_EQ(cs, 8);
+  // No cluster shape at all: no clusters, no error.
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, f, &c), CUDA_SUCCESS);
+  EXPECT_EQ(nc, 0);
+  // A block larger than the device allows: a potential cluster size of 0, no error.
+  c.blockDimX = 2048;
+  EXPECT_EQ(api().cuOccupancyMaxPotentialClusterSize(&cs, f, &c), CUDA_SUCCESS);
+  EXPECT_EQ(cs, 0);
+  c.blockDimX = 128;
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  at.value.clusterDim.x = 3;
+  at.value.clusterDim.y = at.value.clusterDim.z = 1;
+  c.attrs = &at;
+  c.numAttrs = 1;
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, f, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE)
+      << "a grid of 64 is no whole number of clusters of 3";
+  at.value.clusterDim.x = 16;
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, f, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE)
+      << "16 is not portable";
+  ASSERT_EQ(api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, f, &c), CUDA_SUCCESS);
+  EXPECT_GT(nc, 0);
+  at.value.clusterDim.x = 32;
+  nc = -1;
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, f, &c), CUDA_SUCCESS);
+  EXPECT_EQ(nc, 0) << "beyond 16: no clusters, no error";
+  // REQUIRED_CLUSTER_WIDTH alone (height and depth unset): INVALID_CLUSTER_SIZE to both.
+  ASSERT_EQ(api().cuFuncSetAttribute(g, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 4),
+            CUDA_SUCCESS);
+  c.attrs = nullptr;
+  c.numAttrs = 0;
+  EXPECT_EQ(api().cuOccupancyMaxPotentialClusterSize(&cs, g, &c),
+            CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(api().cuOccupancyMaxActiveClusters(&nc, g, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+}
+
+// Cases "load", "fromfile": the load does not parse (measured 2026-12-06, H100 driver
+// 580.159.04): text that is no image, an empty string, PTX that does not parse and PTX of
+// version 99.0 all load; a library of garbage has no kernels and cuLibraryGetKernel fails
+// with INVALID_IMAGE. From a file: an empty name is INVALID_VALUE, a directory OUT_OF_MEMORY,
+// an empty file INVALID_IMAGE, a missing one FILE_NOT_FOUND.
+TEST_P(LibraryTest, ImagesAreCheckedWhenUsedNotWhenLoaded) {
+  for (const char* image :
+       {"this is not an image", "",
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry broken( {\n",
+        ".version 99.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n"}) {
+    CUlibrary lib = nullptr;
+    EXPECT_EQ(Load(&lib, image), CUDA_SUCCESS) << image;
+    EXPECT_NE(lib, nullptr);
+    CUkernel k = nullptr;
+    // Which error each gives is measured for garbage only (INVALID_IMAGE); UNMEASURED for the
+    // others, so only that it fails is asserted.
+    EXPECT_NE(api().cuLibraryGetKernel(&k, lib, "k"), CUDA_SUCCESS) << image;
+    EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+  }
+  CUlibrary lib = nullptr;
+  ASSERT_EQ(Load(&lib, "this is not an image"), CUDA_SUCCESS);
+  unsigned n = 99;
+  EXPECT_EQ(api().cuLibraryGetKernelCount(&n, lib), CUDA_SUCCESS);
+  EXPECT_EQ(n, 0u);
+  CUkernel k = nullptr;
+  EXPECT_EQ(api().cuLibraryGetKernel(&k, lib, "add_u32"), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+
+  std::string dir = ::testing::TempDir() + "library_test_" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::string garbage = dir + "/garbage.ptx", empty = dir + "/empty.ptx";
+  std::FILE* f = std::fopen(garbage.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("not an image at all", f);
+  std::fclose(f);
+  f = std::fopen(empty.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  auto from_file = [&](const char* path, CUlibrary* out) {
+    return api().cuLibraryLoadFromFile(out, path, nullptr, nullptr, 0, nullptr, nullptr, 0);
+  };
+  lib = nullptr;
+  EXPECT_EQ(from_file(garbage.c_str(), &lib), CUDA_SUCCESS);
+  n = 99;
+  EXPECT_EQ(api().cuLibraryGetKernelCount(&n, lib), CUDA_SUCCESS);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(api().cuLibraryGetKernel(&k, lib, "add_u32"), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(api().cuLibraryUnload(lib), CUDA_SUCCESS);
+  CUlibrary untouched = nullptr;
+  EXPECT_EQ(from_file(empty.c_str(), &untouched), CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(from_file(dir.c_str(), &untouched), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(from_file("", &untouched), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(from_file((dir + "/missing.ptx").c_str(), &untouched), CUDA_ERROR_FILE_NOT_FOUND);
+  EXPECT_EQ(untouched, nullptr);
+  std::remove(garbage.c_str());
+  std::remove(empty.c_str());
+  rmdir(dir.c_str());
+}
+
+// Case "module": the library's module is not the caller's to unload (measured 2026-12-06, H100
+// driver 580.159.04: NOT_PERMITTED; the library keeps it, its functions stay the same).
+TEST_P(LibraryTest, TheLibrarysModuleIsNotPermittedToUnload) {
+  CUmodule m = nullptr;
+  ASSERT_EQ(api().cuLibraryGetModule(&m, lib_), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuModuleUnload(m), CUDA_ERROR_NOT_PERMITTED);
+  CUmodule again = nullptr;
+  EXPECT_EQ(api().cuLibraryGetModule(&again, lib_), CUDA_SUCCESS);
+  EXPECT_EQ(again, m);
+  CUfunction f2 = nullptr;
+  EXPECT_EQ(api().cuKernelGetFunction(&f2, add_), CUDA_SUCCESS);
+  EXPECT_EQ(f2, f);
+  EXPECT_EQ(LaunchAdd(reinterpret_cast<CUfunction>(add_), 1, buf_), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 1u);
+  CUmodule fm = nullptr;
+  EXPECT_EQ(api().cuFuncGetModule(&fm, nullptr), CUDA_ERROR_INVALID_VALUE)
+      << "measured: a null function is INVALID_VALUE";
+}
+
+// Case "launch": a graph kernel node does not take a CUkernel cast into `func`, though
+// cuLaunchKernel does (measured 2026-12-06, H100 driver 580.159.04: INVALID_HANDLE).
+TEST_P(LibraryTest, AKernelNodeDoesNotTakeAKernelAsItsFunction) {
+  CUgraph g = nullptr;
+  ASSERT_EQ(api().cuGraphCreate(&g, 0), CUDA_SUCCESS);
+  unsigned v = 1;
+  void* args[] = {&buf_, &v};
+  CUDA_KERNEL_NODE_PARAMS kp;
+  std::memset(&kp, 0, sizeof kp);
+  kp.func = reinterpret_cast<CUfunction>(add_);
+  kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = args;
+  CUgraphNode node = nullptr;
+  EXPECT_EQ(api().cuGraphAddKernelNode(&node, g, nullptr, 0, &kp), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
+}
+
 CUHAL_INSTANTIATE_BACKEND_TEST(LibraryTest);
+
+// Case "noinit": before cuInit, the library and kernel entry points check their null
+// arguments first (measured 2026-12-06, H100 driver 580.159.04); a load and the occupancy
+// queries are NOT_INITIALIZED.
+class LibraryPreInitTest : public BackendTest {
+ protected:
+  BackendOptions Options() const override {
+    BackendOptions options;
+    options.init = false;
+    return options;
+  }
+};
+
+TEST_P(LibraryPreInitTest, NullArgumentsAreCheckedBeforeInit) {
+  if (!IsFake()) {
+    GTEST_SKIP() << "a process cannot un-initialize the real driver; library_probe case "
+                    "\"noinit\" measured it in a fresh process";
+  }
+  CUlibrary lib = nullptr;
+  EXPECT_EQ(api().cuLibraryLoadData(&lib, kLibPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(api().cuLibraryUnload(nullptr), CUDA_ERROR_INVALID_HANDLE);
+  unsigned n = 77;
+  EXPECT_EQ(api().cuLibraryGetKernelCount(&n, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(n, 77u);
+  CUkernel k = nullptr;
+  EXPECT_EQ(api().cuLibraryGetKernel(&k, nullptr, "add_u32"), CUDA_ERROR_INVALID_HANDLE);
+  const char* name = nullptr;
+  EXPECT_EQ(api().cuKernelGetName(&name, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuFuncGetName(&name, nullptr), CUDA_ERROR_INVALID_VALUE);
+  CUfunction f = nullptr;
+  EXPECT_EQ(api().cuKernelGetFunction(&f, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  int blocks = 77;
+  EXPECT_EQ(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, nullptr, 128, 0),
+            CUDA_ERROR_NOT_INITIALIZED);
+  // A non-null handle is not looked up before cuInit: NOT_INITIALIZED (the fake's answer;
+  // UNMEASURED, the probe passes only null handles before cuInit).
+  std::vector<unsigned char> zeros(64, 0);
+  EXPECT_EQ(api().cuLibraryUnload(reinterpret_cast<CUlibrary>(zeros.data())),
+            CUDA_ERROR_NOT_INITIALIZED);
+}
+
+CUHAL_INSTANTIATE_BACKEND_TEST(LibraryPreInitTest);
 
 class FakeLibraryTest : public LibraryTest {
  protected:
@@ -494,6 +824,39 @@ TEST_P(FakeLibraryTest, ForeignAndStaleHandlesAreInvalidHandle) {
                   &v, reinterpret_cast<CUfunction>(k), 128, 0),
               CUDA_ERROR_INVALID_HANDLE);
   }
+}
+
+// Case "launch": cuLaunchKernelEx launches a CUkernel cast to CUfunction (measured 2026-12-06,
+// H100 driver 580.159.04: the value went from 6 to 9). Fake only because the test support's
+// CudaApi table has no cuLaunchKernelEx: the fake's entry point is called directly. Launch
+// attributes are not modelled (NOT_SUPPORTED, the fake's own answer).
+TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
+  unsigned v = 3;
+  void* args[] = {&buf_, &v};
+  CUlaunchConfig cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, reinterpret_cast<CUfunction>(add_), args, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 3u);
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 6u);
+  EXPECT_EQ(cuLaunchKernelEx(nullptr, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, nullptr, args, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  cfg.attrs = nullptr;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(Read(buf_), 6u);
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeLibraryTest);

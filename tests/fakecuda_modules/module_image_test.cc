@@ -107,10 +107,14 @@ TEST(ModuleImageTest, PtxDetails) {
   EXPECT_EQ(k.params[1].offset, 8u);
   EXPECT_EQ(k.params[2].offset, 16u);
   EXPECT_EQ(k.param_bytes, 24u);
-  EXPECT_EQ(k.max_threads, 64);
+  // Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case
+  // "occattr"): .reqntid does not lower MAX_THREADS_PER_BLOCK; only the launch shape is fixed.
+  EXPECT_EQ(k.max_threads, 0);
   EXPECT_EQ(k.reqntid[0], 32u);
   EXPECT_EQ(k.reqntid[1], 2u);
-  EXPECT_EQ(k.num_regs, 40);
+  // The register estimate (module_image.cc, EstimateRegisters): three 32-bit registers
+  // declared, raised to the 8 measured for the smallest kernels, under .maxnreg 40.
+  EXPECT_EQ(k.num_regs, 8);
   EXPECT_EQ(k.local_bytes, 64);
   EXPECT_EQ(k.static_shared_bytes, 4 + 32) << "dynamic (.extern) shared memory is not static";
   EXPECT_EQ(image.kernels[1].name, "empty");
@@ -129,6 +133,33 @@ TEST(ModuleImageTest, PtxDetails) {
   ASSERT_EQ(image.globals[1].init.size(), 8u);
   std::memcpy(&big, image.globals[1].init.data(), 8);
   EXPECT_EQ(big, 0x1122334455667788u);
+}
+
+// NUM_REGS and spills are estimated from the declared registers (module_image.cc,
+// EstimateRegisters; measured 2026-12-06 on the H100 for the probe's kernels: see
+// tests/fakecuda/library_test.cc, RegistersAndSpillsFollowThePtx).
+TEST(ModuleImageTest, RegistersAreEstimatedFromTheDeclarations) {
+  ModuleImage image;
+  std::string log;
+  ASSERT_EQ(ParseModuleImage(R"(
+    .version 8.0
+    .target sm_90
+    .address_size 64
+    .entry tiny() { .reg .pred %p; .reg .b32 %r<2>; ret; }
+    .entry mid() { .reg .b64 %rd<5>; .reg .v2 .f32 %v; .reg .f32 %f<4>; ret; }
+    .entry compiled() { .reg .b32 %r<400>; .reg .b64 %rd<90>; ret; }
+    .entry capped() .maxnreg 16 { .reg .b32 %r<20>; ret; }
+  )",
+                             &image, &log),
+            CUDA_SUCCESS)
+      << log;
+  ASSERT_EQ(image.kernels.size(), 4u);
+  EXPECT_EQ(image.kernels[0].num_regs, 8) << "at least 8; predicates take none";
+  EXPECT_EQ(image.kernels[1].num_regs, 16) << "5 * 2 + 2 + 4";
+  EXPECT_EQ(image.kernels[2].num_regs, kDefaultRegisters) << "no .maxnreg: at most the default";
+  EXPECT_EQ(image.kernels[2].local_bytes, 0) << "no .maxnreg: no spills assumed";
+  EXPECT_EQ(image.kernels[3].num_regs, 16);
+  EXPECT_EQ(image.kernels[3].local_bytes, 4 * 4) << "4 registers past .maxnreg spill";
 }
 
 TEST(ModuleImageTest, FakeFormat) {
