@@ -657,6 +657,71 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* node
   return ::fakecuda::EntryFailed("cuGraphNodeSetParams");
 }
 
+// The type-specific getters and setters of memcpy and memset nodes, whichever way the node was
+// added (cuGraphAdd{Memcpy,Memset}Node, cuGraphAddNode, capture). NVIDIA's cuda-python
+// test_graph_poly reads a memcpy node added with cuGraphAddNode back with
+// cuGraphMemcpyNodeGetParams, sets it with cuGraphNodeSetParams and reads it again (CUDA_SUCCESS
+// each time on the real driver). A node of another type, a null or unknown node, a null
+// pointer: CUDA_ERROR_INVALID_VALUE (UNMEASURED; as the generic calls answer them). The setters
+// check the new parameters as cuGraphNodeSetParams does (they are that call with the current
+// context).
+CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) try {
+  FAKECUDA_ENTER(cuGraphMemcpyNodeGetParams)
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode* n = st->graphs().FindNode(hNode);
+  if (n == nullptr || n->type != CU_GRAPH_NODE_TYPE_MEMCPY) return CUDA_ERROR_INVALID_VALUE;
+  *nodeParams = n->copy;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemcpyNodeGetParams");
+}
+
+CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) try {
+  if (nodeParams == nullptr) {
+    FAKECUDA_ENTER(cuGraphMemcpyNodeSetParams)
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUgraphNodeParams p;
+  std::memset(&p, 0, sizeof p);
+  p.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  p.memcpy.copyParams = *nodeParams;
+  return cuGraphNodeSetParams(hNode, &p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemcpyNodeSetParams");
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode,
+                                            CUDA_MEMSET_NODE_PARAMS* nodeParams) try {
+  FAKECUDA_ENTER(cuGraphMemsetNodeGetParams)
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode* n = st->graphs().FindNode(hNode);
+  if (n == nullptr || n->type != CU_GRAPH_NODE_TYPE_MEMSET) return CUDA_ERROR_INVALID_VALUE;
+  *nodeParams = n->memset;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemsetNodeGetParams");
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode,
+                                            const CUDA_MEMSET_NODE_PARAMS* nodeParams) try {
+  if (nodeParams == nullptr) {
+    FAKECUDA_ENTER(cuGraphMemsetNodeSetParams)
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUgraphNodeParams p;
+  std::memset(&p, 0, sizeof p);
+  p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  p.memset.dst = nodeParams->dst;
+  p.memset.pitch = nodeParams->pitch;
+  p.memset.value = nodeParams->value;
+  p.memset.elementSize = nodeParams->elementSize;
+  p.memset.width = nodeParams->width;
+  p.memset.height = nodeParams->height;
+  return cuGraphNodeSetParams(hNode, &p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemsetNodeSetParams");
+}
+
 CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                           CUgraphNodeParams* nodeParams) try {
   FAKECUDA_ENTER_NOLOCK(cuGraphExecNodeSetParams)

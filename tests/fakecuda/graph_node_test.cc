@@ -253,6 +253,95 @@ TEST_P(GraphNodeTest, SetParamsOnTheGraphAndOnTheExecutableGraph) {
   EXPECT_EQ(first, 1);
 }
 
+// NVIDIA cuda-python's test_graph_poly (cuda_bindings/tests/test_cuda.py): a memset node and a
+// device-to-pageable-host memcpy node added with cuGraphAddNode (no context given), launched; then
+// the memcpy node, found through cuGraphGetNodes, is read back with cuGraphMemcpyNodeGetParams,
+// changed with cuGraphNodeSetParams and read back again; the memset node is changed on the
+// executable graph. The real driver answers CUDA_SUCCESS to each call (the test passes on it);
+// the fake answered CUDA_ERROR_NOT_SUPPORTED to cuGraphMemcpyNodeGetParams (2026-12-06).
+TEST_P(GraphNodeTest, CudaPythonGraphPolyReadsAndSetsAMemcpyNodeAddedGenerically) {
+  using GetMemcpy = CUresult (*)(CUgraphNode, CUDA_MEMCPY3D*);
+  using GetMemset = CUresult (*)(CUgraphNode, CUDA_MEMSET_NODE_PARAMS*);
+  void* get_memcpy = nullptr;
+  void* get_memset = nullptr;
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  ASSERT_NE(api().cuGetProcAddress, nullptr);
+  ASSERT_EQ(api().cuGetProcAddress("cuGraphMemcpyNodeGetParams", &get_memcpy, CUDA_VERSION,
+                                   CU_GET_PROC_ADDRESS_DEFAULT, &status),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGetProcAddress("cuGraphMemsetNodeGetParams", &get_memset, CUDA_VERSION,
+                                   CU_GET_PROC_ADDRESS_DEFAULT, &status),
+            CUDA_SUCCESS);
+  ASSERT_NE(get_memcpy, nullptr);
+  ASSERT_NE(get_memset, nullptr);
+  const size_t size = 1024;
+  CUdeviceptr dev[2] = {0, 0};
+  std::vector<unsigned char> host[2] = {std::vector<unsigned char>(size, 2),
+                                        std::vector<unsigned char>(size, 2)};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(api().cuMemAlloc(&dev[i], size), CUDA_SUCCESS);
+    ASSERT_EQ(api().cuMemcpyHtoD(dev[i], host[i].data(), size), CUDA_SUCCESS);
+  }
+  CUgraphNodeParams ms = Params(CU_GRAPH_NODE_TYPE_MEMSET);
+  ms.memset.elementSize = 1;
+  ms.memset.width = size;
+  ms.memset.height = 1;
+  ms.memset.dst = dev[0];
+  ms.memset.value = 1;
+  CUgraphNode added[2] = {nullptr, nullptr};
+  ASSERT_EQ(api().cuGraphAddNode(&added[0], g_, nullptr, nullptr, 0, &ms), CUDA_SUCCESS);
+  CUgraphNodeParams mc = Params(CU_GRAPH_NODE_TYPE_MEMCPY);
+  mc.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  mc.memcpy.copyParams.srcDevice = dev[1];
+  mc.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_HOST;
+  mc.memcpy.copyParams.dstHost = host[1].data();
+  mc.memcpy.copyParams.WidthInBytes = size;
+  mc.memcpy.copyParams.Height = 1;
+  mc.memcpy.copyParams.Depth = 1;
+  ASSERT_EQ(api().cuGraphAddNode(&added[1], g_, nullptr, nullptr, 0, &mc), CUDA_SUCCESS);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(api().cuMemcpyDtoH(host[i].data(), dev[i], size), CUDA_SUCCESS);
+  }
+  EXPECT_EQ(host[0], std::vector<unsigned char>(size, 1));
+  EXPECT_EQ(host[1], std::vector<unsigned char>(size, 2));
+
+  CUgraphNode nodes[2] = {nullptr, nullptr};
+  size_t n = 2;
+  ASSERT_EQ(api().cuGraphGetNodes(g_, nodes, &n), CUDA_SUCCESS);
+  ASSERT_EQ(n, 2u);
+  EXPECT_EQ(nodes[1], added[1]);
+  CUDA_MEMCPY3D copy;
+  std::memset(&copy, 0, sizeof copy);
+  ASSERT_EQ(reinterpret_cast<GetMemcpy>(get_memcpy)(nodes[1], &copy), CUDA_SUCCESS);
+  EXPECT_EQ(copy.srcDevice, dev[1]);
+  EXPECT_EQ(copy.dstHost, host[1].data());
+  EXPECT_EQ(copy.WidthInBytes, size);
+  mc.memcpy.copyParams.srcDevice = dev[0];
+  ASSERT_EQ(api().cuGraphNodeSetParams(nodes[1], &mc), CUDA_SUCCESS);
+  ASSERT_EQ(reinterpret_cast<GetMemcpy>(get_memcpy)(nodes[1], &copy), CUDA_SUCCESS);
+  EXPECT_EQ(copy.srcDevice, dev[0]);
+  // Not the Python test's: the memset getter, and each getter on a node of the other type.
+  CUDA_MEMSET_NODE_PARAMS set;
+  std::memset(&set, 0, sizeof set);
+  ASSERT_EQ(reinterpret_cast<GetMemset>(get_memset)(nodes[0], &set), CUDA_SUCCESS);
+  EXPECT_EQ(set.dst, dev[0]);
+  EXPECT_EQ(set.value, 1u);
+  EXPECT_EQ(set.width, size);
+
+  ms.memset.value = 11;
+  ASSERT_EQ(api().cuGraphExecNodeSetParams(e, nodes[0], &ms), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemcpyDtoH(host[0].data(), dev[0], size), CUDA_SUCCESS);
+  EXPECT_EQ(host[0], std::vector<unsigned char>(size, 11));
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+  for (CUdeviceptr d : dev) EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
+}
+
 // handle
 TEST_P(GraphNodeTest, ConditionalHandleCreateChecksItsArguments) {
   CUgraphConditionalHandle a = 0, b = 0;
