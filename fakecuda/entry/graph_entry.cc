@@ -293,8 +293,10 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) try {
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // A graph a capture is building belongs to the capture until it ends (modelling choice).
-  if (g->capture_id != 0) return CUDA_ERROR_INVALID_VALUE;
+  // A graph a capture is building belongs to the capture until it ends (modelling choice); a
+  // conditional node's body belongs to its node (measured 2026-12-06, H100 driver 580.159.04,
+  // graphnode_probe "cond:destroy_body": CUDA_ERROR_INVALID_VALUE).
+  if (g->capture_id != 0 || g->owner_node != 0) return CUDA_ERROR_INVALID_VALUE;
   // Executable graphs made from it are independent copies and stay valid.
   graphs.DestroyGraph(g->id);
   return CUDA_SUCCESS;
@@ -437,6 +439,9 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // A conditional node's body is instantiated only with its parent (measured 2026-12-06, H100
+  // driver 580.159.04, graphnode_probe "cond:destroy_body": CUDA_ERROR_NOT_SUPPORTED).
+  if (g->owner_node != 0) return CUDA_ERROR_NOT_SUPPORTED;
   // A graph still being captured (from cuStreamGetCaptureInfo) instantiates as it is so far:
   // measured (graph_probe modelling).
   std::vector<GraphNode> nodes;

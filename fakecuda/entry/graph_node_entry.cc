@@ -113,17 +113,6 @@ bool AllowedInBody(CUgraphNodeType type) {
   }
 }
 
-// Whether graph `g` is `ancestor` or lies (as a body) inside one of its conditional nodes.
-bool WithinGraph(GraphModel& graphs, const GraphState* g, std::uint64_t ancestor) {
-  for (int depth = 0; g != nullptr && depth < 1024; ++depth) {
-    if (g->id == ancestor) return true;
-    if (g->owner_node == 0) return false;
-    const std::uint64_t parent = graphs.GraphOfNode(g->owner_node);
-    g = graphs.FindGraph(EncodeHandle<CUgraph>(HandleKind::kGraph, parent));
-  }
-  return false;
-}
-
 // Whether any node of `nodes` (or of a child graph's copy among them) is a conditional node.
 bool AnyConditional(const std::vector<GraphNode>& nodes) {
   for (const GraphNode& n : nodes) {
@@ -183,10 +172,14 @@ CUresult MakeConditional(DriverState* st, GraphState* g, CUDA_CONDITIONAL_NODE_P
                          GraphNode* node, std::vector<std::uint64_t>* bodies)
     CUHAL_REQUIRES(st->mu) {
   GraphModel& graphs = st->graphs();
-  const ConditionalHandle* h = graphs.conditionals().Find(p->handle);
+  // The handle's value is resolved in this graph, then in the graphs it is a body of
+  // (graph_conditional.h invariant 1).
+  const ConditionalHandle* h = nullptr;
+  for (const GraphState* in = g; in != nullptr && h == nullptr;) {
+    h = graphs.conditionals().Find(in->id, p->handle);
+    in = in->owner_node == 0 ? nullptr : GraphById(st, graphs.GraphOfNode(in->owner_node));
+  }
   if (h == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // The handle must be of this graph or of a graph this one is a body of.
-  if (!WithinGraph(graphs, g, h->graph_id)) return CUDA_ERROR_INVALID_VALUE;
   const int cond_type = RawEnum(p->type);
   if (cond_type != CU_GRAPH_COND_TYPE_IF && cond_type != CU_GRAPH_COND_TYPE_WHILE &&
       cond_type != CU_GRAPH_COND_TYPE_SWITCH) {
@@ -205,12 +198,9 @@ CUresult MakeConditional(DriverState* st, GraphState* g, CUDA_CONDITIONAL_NODE_P
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
-  Context* ctx = nullptr;
-  if (p->ctx == nullptr) {
-    ctx = st->CurrentContext();
-  } else {
-    ctx = st->FindContext(p->ctx);
-  }
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "cond:add"): a null context is
+  // refused (CUDA_ERROR_INVALID_CONTEXT) even with a context current.
+  Context* ctx = p->ctx == nullptr ? nullptr : st->FindContext(p->ctx);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (ctx->id != h->ctx_id) return CUDA_ERROR_INVALID_VALUE;
   node->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
@@ -348,18 +338,12 @@ CUresult SetGraphNode(DriverState* st, GraphNode* node, const CUgraphNodeParams&
       if (st->FindEvent(p.eventWait.event) == nullptr) return CUDA_ERROR_INVALID_VALUE;
       node->event = p.eventWait.event;
       return CUDA_SUCCESS;
-    case CU_GRAPH_NODE_TYPE_GRAPH: {
-      GraphModel& graphs = st->graphs();
-      GraphState* child = graphs.FindGraph(p.graph.graph);
-      if (child == nullptr) return CUDA_ERROR_INVALID_VALUE;
-      auto copy = std::make_shared<std::vector<GraphNode>>();
-      for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
-      if (AnyConditional(*copy)) return CUDA_ERROR_INVALID_VALUE;
-      // As cuGraphAddChildGraphNode (measured for the add): no memory nodes in a cloned child.
-      if (AnyMemoryNode(*copy)) return CUDA_ERROR_NOT_SUPPORTED;
-      node->child = std::move(copy);
-      return CUDA_SUCCESS;
-    }
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "setparams:graph"): a child
+      // graph node's graph cannot be changed in the graph (the node keeps its child); a null
+      // graph is CUDA_ERROR_INVALID_VALUE first.
+      if (st->graphs().FindGraph(p.graph.graph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_ERROR_NOT_SUPPORTED;
     default:
       // Memory alloc / free nodes cannot change (cuda.h); conditional, external semaphore and
       // batch memory operation nodes are not modelled here.
@@ -379,6 +363,14 @@ namespace {
 bool FitsInBody(DriverState* st, const GraphNode& node, std::uint64_t ctx_id, int depth)
     CUHAL_REQUIRES(st->mu) {
   if (depth > 64 || !AllowedInBody(node.type)) return false;
+  if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+    for (auto [type, host] : {std::pair{RawEnum(node.copy.srcMemoryType), node.copy.srcHost},
+                              std::pair{RawEnum(node.copy.dstMemoryType),
+                                        static_cast<const void*>(node.copy.dstHost)}}) {
+      const auto address = reinterpret_cast<std::uintptr_t>(host);
+      if (type == CU_MEMORYTYPE_HOST && st->FindAllocation(address, 1) == nullptr) return false;
+    }
+  }
   if (node.type == CU_GRAPH_NODE_TYPE_KERNEL) {
     ModuleModel& m = Modules(st);
     auto f = m.functions.find(node.function_id);
@@ -399,8 +391,18 @@ CUresult CheckBodyNode(DriverState* st, const GraphState& g, const GraphNode& no
   GraphModel& graphs = st->graphs();
   const std::uint64_t parent = graphs.GraphOfNode(g.owner_node);
   if (!graphs.NodeIn(g.owner_node, parent)) return CUDA_ERROR_INVALID_VALUE;  // node destroyed
-  const std::uint64_t ctx_id = graphs.node(g.owner_node).cond.ctx_id;
-  return FitsInBody(st, node, ctx_id, 0) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "cond:body", "cond:nested"):
+  // adding to a body refuses only a conditional node using the handle of an enclosing
+  // conditional node; every other node type is accepted here and refused when the parent graph
+  // is instantiated (SnapshotConditionals).
+  if (node.type != CU_GRAPH_NODE_TYPE_CONDITIONAL) return CUDA_SUCCESS;
+  const GraphState* body = &g;
+  for (int depth = 0; body != nullptr && body->owner_node != 0 && depth < 1024; ++depth) {
+    const GraphNode& owner = graphs.node(body->owner_node);
+    if (owner.cond.handle == node.cond.handle) return CUDA_ERROR_INVALID_VALUE;
+    body = GraphById(st, graphs.GraphOfNode(body->owner_node));
+  }
+  return CUDA_SUCCESS;
 }
 
 bool GraphHasConditional(DriverState* st, const GraphState& g) {
@@ -426,6 +428,13 @@ CUresult SnapshotConditionals(DriverState* st, std::vector<GraphNode>* nodes, in
       }
       body = FlattenChildGraphs(st, std::move(body));
       if (!Topological(&body)) return CUDA_ERROR_INVALID_VALUE;
+      // Measured (see CheckBodyNode): a body holding a node other than kernel, empty, child
+      // graph, memset, memcpy and conditional nodes, a kernel of another context than the
+      // conditional node's, or a copy from or to pageable host memory, fails the instantiation
+      // with CUDA_ERROR_INVALID_VALUE.
+      for (const GraphNode& b : body) {
+        if (!FitsInBody(st, b, n.cond.ctx_id, 0)) return CUDA_ERROR_INVALID_VALUE;
+      }
       if (CUresult e = SnapshotConditionals(st, &body, depth + 1); e != CUDA_SUCCESS) return e;
       bodies->push_back(std::move(body));
     }
@@ -538,7 +547,9 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
   FAKECUDA_ENTER_NOLOCK(cuGraphAddNode)
   {
     cuhal::MutexLock lock(st->mu);
-    if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    // No init check: measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "noinit"),
+    // before cuInit the generic calls answer CUDA_ERROR_INVALID_VALUE for a null graph or node
+    // (no graph or node exists before cuInit, so every call ends there or earlier).
     if (phGraphNode == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (st->graphs().FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult e = fakecuda::CheckParamBlock(*nodeParams); e != CUDA_SUCCESS) return e;
@@ -606,6 +617,11 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
       return cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies,
                                      p.eventWait.event);
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "add:mem"): an allocation
+      // asking for exportable handles (POSIX file descriptor) is CUDA_ERROR_NOT_SUPPORTED.
+      if (p.alloc.poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
       CUDA_MEM_ALLOC_NODE_PARAMS a{};
       a.poolProps = p.alloc.poolProps;
       a.accessDescs = p.alloc.accessDescs;
@@ -638,7 +654,8 @@ CUresult CUDAAPI FakecudaGraphAddNodeV1(CUgraphNode* phGraphNode, CUgraph hGraph
 }
 
 CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphNodeSetParams)
+  FAKECUDA_ENTER_NOLOCK(cuGraphNodeSetParams)
+  cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::uint64_t graph_id = 0;
   GraphNode* n = st->graphs().FindNode(hNode, &graph_id);
@@ -726,8 +743,7 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hN
                                           CUgraphNodeParams* nodeParams) try {
   FAKECUDA_ENTER_NOLOCK(cuGraphExecNodeSetParams)
   {
-    cuhal::MutexLock lock(st->mu);
-    if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
     if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
     GraphExecState* exec = st->graphs().FindExec(hGraphExec);
     if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -798,14 +814,17 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandl
                                                 CUgraph hGraph, CUcontext ctx,
                                                 unsigned int defaultLaunchValue,
                                                 unsigned int flags) try {
-  FAKECUDA_ENTER(cuGraphConditionalHandleCreate)
+  FAKECUDA_ENTER_NOLOCK(cuGraphConditionalHandleCreate)
+  cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
   if (pHandle_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   GraphState* g = st->graphs().FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & ~static_cast<unsigned>(CU_GRAPH_COND_ASSIGN_DEFAULT)) != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  fakecuda::Context* c = ctx == nullptr ? st->CurrentContext() : st->FindContext(ctx);
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "handle"): a null context is
+  // refused (CUDA_ERROR_INVALID_CONTEXT) even with a context current; it is not "the current".
+  fakecuda::Context* c = ctx == nullptr ? nullptr : st->FindContext(ctx);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   fakecuda::ConditionalHandle h;
   h.id = st->NewId();

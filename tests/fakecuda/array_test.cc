@@ -809,6 +809,8 @@ TEST_P(ArrayNoContextTest, CudaPythonSequenceFromNoContextToOneByteArray) {
   // context is checked before the descriptor.
   EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(a.ArrayCreate(&arr, nullptr), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.Memcpy2D(nullptr), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.ArrayDestroy(nullptr), CUDA_ERROR_INVALID_HANDLE);
   CUcontext ctx = nullptr;
   ASSERT_EQ(CreateContext(api(), &ctx, 0, 0), CUDA_SUCCESS);
   EXPECT_EQ(a.ArrayCreate(&arr, &d), CUDA_ERROR_INVALID_VALUE);
@@ -953,6 +955,46 @@ TEST_P(FakeArrayTest, FaultInjectionFailsArrayCreationWithoutEffect) {
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeArrayTest);
+
+// Case "noinit": measured 2026-12-06, H100 driver 580.159.04: before cuInit the descriptor
+// getters and cuArrayGetPlane answer a made-up handle with CUDA_ERROR_INVALID_CONTEXT (a null one:
+// CUDA_ERROR_INVALID_HANDLE), the requirement getters with CUDA_ERROR_INVALID_VALUE;
+// cuArrayCreate, cuArrayDestroy and the copies answer CUDA_ERROR_NOT_INITIALIZED. Fake only: the
+// real driver cannot be un-initialized in this process.
+class ArrayPreInitTest : public BackendTest {
+ protected:
+  BackendOptions Options() const override {
+    BackendOptions options;
+    options.init = false;
+    return options;
+  }
+};
+
+TEST_P(ArrayPreInitTest, GettersAnswerBeforeCuInit) {
+  ArrayApi a;
+  std::string missing;
+  ASSERT_TRUE(ResolveArrayApi(api(), &a, &missing)) << missing;
+  CUDA_ARRAY_DESCRIPTOR d;
+  CUDA_ARRAY3D_DESCRIPTOR e;
+  CUarray p = nullptr;
+  EXPECT_EQ(a.ArrayGetDescriptor(&d, GarbageArray()), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.Array3DGetDescriptor(&e, GarbageArray()), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.ArrayGetPlane(&p, GarbageArray(), 0), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.ArrayGetDescriptor(&d, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUDA_ARRAY_MEMORY_REQUIREMENTS mr;
+  EXPECT_EQ(a.ArrayGetMemoryRequirements(&mr, GarbageArray(), 0), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY_SPARSE_PROPERTIES sp;
+  EXPECT_EQ(a.ArrayGetSparseProperties(&sp, GarbageArray()), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY_DESCRIPTOR ok = ArrayDesc(16, 16);
+  CUarray made = nullptr;
+  EXPECT_EQ(a.ArrayCreate(&made, &ok), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(a.ArrayDestroy(GarbageArray()), CUDA_ERROR_NOT_INITIALIZED);
+  unsigned char host[16] = {};
+  EXPECT_EQ(a.MemcpyHtoA(GarbageArray(), 0, host, 4), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(a.Memcpy2D(nullptr), CUDA_ERROR_NOT_INITIALIZED);
+}
+
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(ArrayPreInitTest);
 
 }  // namespace
 }  // namespace cuhal::testing

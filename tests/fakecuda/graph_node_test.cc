@@ -3,9 +3,9 @@
 // cuGraphExecNodeSetParams) and conditional nodes (cuGraphConditionalHandleCreate, IF / IF-ELSE /
 // WHILE / SWITCH bodies). The expectations are the real driver's answers to
 // ci/gpu-probes/graphnode_probe.cc (docs/driver_facts.md, "Generic graph nodes and conditional
-// nodes"); test names follow the probe's cases. NOTHING HERE IS MEASURED YET: the probe has not
-// run on a GPU (2026-12-06); the expectations follow cuda.h 13.0's documentation and must be
-// checked by the real backend of this suite at the next GPU run.
+// nodes"); test names follow the probe's cases. Measured 2026-12-06 on an H100 80GB HBM3, driver
+// 580.159.04 (ci/gpu-probes/results/2026-12-06-h100-graphnode.real.txt); where the probe could not
+// reach an answer (the real driver crashed first) the expectation follows cuda.h 13.0 and says so.
 #include <cuda.h>
 #include <gtest/gtest.h>
 
@@ -247,9 +247,25 @@ TEST_P(GraphNodeTest, SetParamsOnTheGraphAndOnTheExecutableGraph) {
   EXPECT_EQ(api().cuGraphNodeSetParams(kn, &m11), CUDA_ERROR_INVALID_VALUE);
   CUgraphNodeParams nofn = Params(CU_GRAPH_NODE_TYPE_HOST);
   EXPECT_EQ(api().cuGraphNodeSetParams(hn, &nofn), CUDA_ERROR_INVALID_VALUE);
+  // Measured 2026-12-06, H100 driver 580.159.04 (setparams:graph): a child graph node's graph
+  // cannot be changed in the graph (a null graph: CUDA_ERROR_INVALID_VALUE first).
+  CUgraph child = NewGraph();
+  CUgraphNodeParams cm = Memset(192, 20);
+  AddNode(child, &cm);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  CUgraphNode gn = AddNode(g_, &cg, hn);
+  CUgraph other = NewGraph();
+  CUgraphNodeParams om = Memset(192, 21);
+  AddNode(other, &om);
+  cg.graph.graph = other;
+  EXPECT_EQ(api().cuGraphNodeSetParams(gn, &cg), CUDA_ERROR_NOT_SUPPORTED);
+  cg.graph.graph = nullptr;
+  EXPECT_EQ(api().cuGraphNodeSetParams(gn, &cg), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(api().cuMemsetD8(buf_, 0, 4096), CUDA_SUCCESS);
   EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{3}));
   EXPECT_EQ(Read(buf_ + 64), 10u);
+  EXPECT_EQ(Read(buf_ + 192), 20u) << "the child graph kept";
   EXPECT_EQ(first, 1);
 }
 
@@ -342,14 +358,38 @@ TEST_P(GraphNodeTest, CudaPythonGraphPolyReadsAndSetsAMemcpyNodeAddedGenerically
   for (CUdeviceptr d : dev) EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
 }
 
+// add:mem: measured 2026-12-06, H100 driver 580.159.04: a memory alloc node asking for exportable
+// handles is CUDA_ERROR_NOT_SUPPORTED.
+TEST_P(GraphNodeTest, AllocNodeWithExportableHandlesIsNotSupported) {
+  CUgraphNodeParams al = Params(CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+  al.alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  al.alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  al.alloc.poolProps.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  al.alloc.bytesize = 4096;
+  CUgraphNode x = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &al), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(NodeCount(g_), 0u);
+}
+
 // handle
 TEST_P(GraphNodeTest, ConditionalHandleCreateChecksItsArguments) {
   CUgraphConditionalHandle a = 0, b = 0;
   EXPECT_EQ(api().cuGraphConditionalHandleCreate(&a, g_, ctx(), 0, 0), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&b, g_, nullptr, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&b, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
             CUDA_SUCCESS);
   EXPECT_NE(a, 0u);
+  EXPECT_NE(b, 0u);
   EXPECT_NE(a, b);
+  // Measured 2026-12-06, H100 driver 580.159.04: a null context is refused even with one
+  // current, and the first handle of another graph has the same value as this graph's first.
+  CUgraphConditionalHandle c = 0;
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&c, g_, nullptr, 5, 0),
+            CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(c, 0u);
+  CUgraphConditionalHandle first_of_other = 0;
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&first_of_other, NewGraph(), ctx(), 0, 0),
+            CUDA_SUCCESS);
+  EXPECT_EQ(first_of_other, a);
   CUgraphConditionalHandle x = 0x5a5a;
   EXPECT_EQ(api().cuGraphConditionalHandleCreate(nullptr, g_, ctx(), 0, 0),
             CUDA_ERROR_INVALID_VALUE);
@@ -394,11 +434,20 @@ TEST_P(GraphNodeTest, ConditionalNodeGetsDriverOwnedBodies) {
   CUgraphNode x = nullptr;
   CUgraphNodeParams zero = Cond(0, CU_GRAPH_COND_TYPE_IF, 1);
   EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &zero), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams garbage = Cond(0x123456789ull, CU_GRAPH_COND_TYPE_IF, 1);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &garbage), CUDA_ERROR_INVALID_VALUE);
+  // Measured 2026-12-06, H100 driver 580.159.04 (cond:add): another graph's first handle is
+  // accepted (its value is this graph's first handle's); a null context is refused even with
+  // one current.
   CUgraph other = NewGraph();
   CUgraphConditionalHandle foreign = 0;
   ASSERT_EQ(api().cuGraphConditionalHandleCreate(&foreign, other, ctx(), 0, 0), CUDA_SUCCESS);
   CUgraphNodeParams p = Cond(foreign, CU_GRAPH_COND_TYPE_IF, 1);
-  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &p), CUDA_SUCCESS);
+  CUgraphNodeParams noctx = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  noctx.conditional.ctx = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &noctx),
+            CUDA_ERROR_INVALID_CONTEXT);
 }
 
 // cond:run:if, cond:run:switch, cond:run:while
@@ -422,8 +471,51 @@ TEST_P(GraphNodeTest, DefaultValueSelectsTheBodyAtEachLaunch) {
   }
 }
 
-// cond:body:*
-TEST_P(GraphNodeTest, ConditionalBodyTakesOnlyDeviceWork) {
+// cond:body:*. Measured 2026-12-06, H100 driver 580.159.04: a body accepts a node of any type
+// when it is added (but a conditional node reusing the enclosing node's handle); a body holding a
+// host, event or memory node, a child graph with such a node, or a copy from pageable host memory
+// makes the parent graph's instantiation fail with CUDA_ERROR_INVALID_VALUE.
+TEST_P(GraphNodeTest, ConditionalBodyIsCheckedWhenTheParentIsInstantiated) {
+  int calls = 0;
+  CUgraphNodeParams host = Params(CU_GRAPH_NODE_TYPE_HOST);
+  host.host.fn = CountCall;
+  host.host.userData = &calls;
+  CUevent ev = nullptr;
+  ASSERT_EQ(api().cuEventCreate(&ev, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  CUgraphNodeParams rec = Params(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+  rec.eventRecord.event = ev;
+  CUgraph child = NewGraph();
+  AddNode(child, &host);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  unsigned pageable = 4321;
+  CUgraphNodeParams mc = Params(CU_GRAPH_NODE_TYPE_MEMCPY);
+  mc.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_HOST;
+  mc.memcpy.copyParams.srcHost = &pageable;
+  mc.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  mc.memcpy.copyParams.dstDevice = buf_;
+  mc.memcpy.copyParams.WidthInBytes = 4;
+  mc.memcpy.copyParams.Height = 1;
+  mc.memcpy.copyParams.Depth = 1;
+  for (CUgraphNodeParams* bad : {&host, &rec, &cg, &mc}) {
+    CUgraph g = NewGraph();
+    CUgraphConditionalHandle h = 0;
+    ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+              CUDA_SUCCESS);
+    CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+    AddNode(g, &c);
+    ASSERT_NE(c.conditional.phGraph_out, nullptr);
+    CUgraphNode x = nullptr;
+    EXPECT_EQ(api().cuGraphAddNode(&x, c.conditional.phGraph_out[0], nullptr, nullptr, 0, bad),
+              CUDA_SUCCESS)
+        << "node type " << bad->type;
+    CUgraphExec e = nullptr;
+    EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e, g, 0), CUDA_ERROR_INVALID_VALUE)
+        << "node type " << bad->type;
+  }
+  EXPECT_EQ(api().cuEventDestroy(ev), CUDA_SUCCESS);
+  EXPECT_EQ(calls, 0);
+
   CUgraphConditionalHandle h = 0;
   ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
             CUDA_SUCCESS);
@@ -432,24 +524,9 @@ TEST_P(GraphNodeTest, ConditionalBodyTakesOnlyDeviceWork) {
   ASSERT_NE(c.conditional.phGraph_out, nullptr);
   CUgraph body = c.conditional.phGraph_out[0];
   CUgraphNode x = nullptr;
-  int calls = 0;
-  CUgraphNodeParams host = Params(CU_GRAPH_NODE_TYPE_HOST);
-  host.host.fn = CountCall;
-  host.host.userData = &calls;
-  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &host), CUDA_ERROR_INVALID_VALUE);
-  CUevent ev = nullptr;
-  ASSERT_EQ(api().cuEventCreate(&ev, CU_EVENT_DEFAULT), CUDA_SUCCESS);
-  CUgraphNodeParams rec = Params(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
-  rec.eventRecord.event = ev;
-  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &rec), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(api().cuEventDestroy(ev), CUDA_SUCCESS);
-  // UNMEASURED (cuda.h: the restriction "applies recursively to child graphs"): a child graph
-  // holding a host node is refused too.
-  CUgraph child = NewGraph();
-  AddNode(child, &host);
-  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
-  cg.graph.graph = child;
-  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &cg), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams same = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  EXPECT_EQ(api().cuGraphAddNode(&x, body, nullptr, nullptr, 0, &same), CUDA_ERROR_INVALID_VALUE)
+      << "the enclosing node's handle";
   CUgraphNodeParams k = Add(0, 3);
   CUgraphNode kn = AddNode(body, &k);
   CUgraphNodeParams m = Memset(64, 4);
@@ -464,7 +541,35 @@ TEST_P(GraphNodeTest, GraphWithConditionalNodeCannotBeClonedNorBeAChild) {
   CUgraph clone = nullptr;
   EXPECT_EQ(api().cuGraphClone(&clone, g), CUDA_ERROR_NOT_SUPPORTED);
   CUgraphNode x = nullptr;
-  EXPECT_EQ(api().cuGraphAddChildGraphNode(&x, g_, nullptr, 0, g), CUDA_ERROR_INVALID_VALUE);
+  // Measured 2026-12-06, H100 driver 580.159.04 (cond:graph_ops, cond:destroy_body): such a
+  // graph, or a body, as a child graph, and a body cloned or instantiated alone, are
+  // CUDA_ERROR_NOT_SUPPORTED; destroying a body is CUDA_ERROR_INVALID_VALUE.
+  EXPECT_EQ(api().cuGraphAddChildGraphNode(&x, g_, nullptr, 0, g), CUDA_ERROR_NOT_SUPPORTED);
+  CUgraphNode cond = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(api().cuGraphGetNodes(g, nullptr, &n), CUDA_SUCCESS);
+  std::vector<CUgraphNode> nodes(n);
+  ASSERT_EQ(api().cuGraphGetNodes(g, nodes.data(), &n), CUDA_SUCCESS);
+  for (CUgraphNode node : nodes) {
+    CUgraphNodeType t = CU_GRAPH_NODE_TYPE_EMPTY;
+    ASSERT_EQ(api().cuGraphNodeGetType(node, &t), CUDA_SUCCESS);
+    if (t == CU_GRAPH_NODE_TYPE_CONDITIONAL) cond = node;
+  }
+  ASSERT_NE(cond, nullptr);
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 0, 0), CUDA_SUCCESS);
+  CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  AddNode(g_, &c);
+  ASSERT_NE(c.conditional.phGraph_out, nullptr);
+  CUgraph body = c.conditional.phGraph_out[0];
+  EXPECT_EQ(api().cuGraphClone(&clone, body), CUDA_ERROR_NOT_SUPPORTED);
+  CUgraph parent = NewGraph();
+  EXPECT_EQ(api().cuGraphAddChildGraphNode(&x, parent, nullptr, 0, body),
+            CUDA_ERROR_NOT_SUPPORTED);
+  CUgraphExec alone = nullptr;
+  EXPECT_EQ(api().cuGraphInstantiateWithFlags(&alone, body, 0), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().cuGraphDestroy(body), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(NodeCount(body), 0u) << "the body lives on";
   CUgraphExec e1 = nullptr, e2 = nullptr;
   ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e1, g, 0), CUDA_SUCCESS);
   EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e2, g, 0), CUDA_ERROR_NOT_SUPPORTED);
@@ -510,6 +615,33 @@ TEST_P(GraphNodeFakeTest, BodiesDieWithTheirNode) {
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphNodeFakeTest);
+
+// noinit: measured 2026-12-06, H100 driver 580.159.04: before cuInit the generic graph-node calls
+// answer CUDA_ERROR_INVALID_VALUE for their null handles (not CUDA_ERROR_NOT_INITIALIZED). Fake
+// only: the real driver cannot be un-initialized in this process.
+class GraphNodePreInitTest : public BackendTest {
+ protected:
+  BackendOptions Options() const override {
+    BackendOptions options;
+    options.init = false;
+    return options;
+  }
+};
+
+TEST_P(GraphNodePreInitTest, GenericCallsBeforeCuInitAreInvalidValue) {
+  CUgraphConditionalHandle h = 0;
+  EXPECT_EQ(api().cuGraphConditionalHandleCreate(&h, nullptr, nullptr, 0, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode n = nullptr;
+  CUgraphNodeParams p = Params(CU_GRAPH_NODE_TYPE_EMPTY);
+  EXPECT_EQ(api().cuGraphAddNode(&n, nullptr, nullptr, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphNodeSetParams(nullptr, &p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(nullptr, nullptr, &p), CUDA_ERROR_INVALID_VALUE);
+  CUgraph g = nullptr;
+  EXPECT_EQ(api().cuGraphCreate(&g, 0), CUDA_ERROR_NOT_INITIALIZED) << "graphs need cuInit";
+}
+
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphNodePreInitTest);
 
 }  // namespace
 }  // namespace cuhal::testing
