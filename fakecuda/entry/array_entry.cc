@@ -9,9 +9,9 @@
 // Stream ordering: every copy is stream work (on the legacy stream for the synchronous ones).
 // As on the real driver, copies from pageable host memory are staged at the call, copies into
 // pageable host memory make the call wait, and the synchronous copies wait for their work unless
-// both sides are device memory (arrays count as device memory). Array copies on a capturing
-// stream are refused (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, which invalidates the capture): the
-// fake's graphs have no array endpoints (a modelling limit, docs/driver_facts.md).
+// both sides are device memory (arrays count as device memory). The asynchronous copies on a
+// capturing stream become memcpy nodes (as on the H100, measured 2026-12-06: array_probe
+// "capture"), checked as they would run.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -269,15 +269,21 @@ CUresult EnqueueBox(DriverState* st, Stream* s, Side dst, Side src, std::size_t 
   return TakeRaceVerdict();
 }
 
-// The stream of an asynchronous copy; refuses a capturing one (array endpoints, see the top).
-CUresult CopyStream(DriverState* st, CUstream handle, bool async, Stream** out)
-    CUHAL_REQUIRES(st->mu) {
+// The stream of a copy (the legacy stream for a synchronous one). An asynchronous copy on a
+// capturing stream is captured as a memcpy node of `capture` instead (*captured set, the
+// result in the return value).
+CUresult CopyStream(DriverState* st, CUstream handle, bool async, const CUDA_MEMCPY3D& capture,
+                    bool* captured, Stream** out) CUHAL_REQUIRES(st->mu) {
+  *captured = false;
+  if (async) {
+    if (CUresult r = CUDA_SUCCESS; CaptureCopy3D(st, handle, capture, &r)) {
+      *captured = true;
+      return r;
+    }
+  }
   CUresult e = CUDA_SUCCESS;
   Stream* s = st->ResolveStream(async ? handle : CU_STREAM_LEGACY, &e);
   if (s == nullptr) return e;
-  if (async) {
-    if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
-  }
   *out = s;
   return CUDA_SUCCESS;
 }
@@ -290,6 +296,35 @@ struct SideSpec {
   CUarray array;
   std::size_t x, y, z, pitch, height;
 };
+
+// The CUDA_MEMCPY3D of a copy between two sides (the memcpy node a captured copy becomes).
+CUDA_MEMCPY3D Describe(const SideSpec& dst, const SideSpec& src, std::size_t w, std::size_t h,
+                       std::size_t d) {
+  CUDA_MEMCPY3D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = src.type;
+  c.srcHost = src.host;
+  c.srcDevice = src.device;
+  c.srcArray = src.array;
+  c.srcXInBytes = src.x;
+  c.srcY = src.y;
+  c.srcZ = src.z;
+  c.srcPitch = src.pitch;
+  c.srcHeight = src.height;
+  c.dstMemoryType = dst.type;
+  c.dstHost = const_cast<void*>(dst.host);
+  c.dstDevice = dst.device;
+  c.dstArray = dst.array;
+  c.dstXInBytes = dst.x;
+  c.dstY = dst.y;
+  c.dstZ = dst.z;
+  c.dstPitch = dst.pitch;
+  c.dstHeight = dst.height;
+  c.WidthInBytes = w;
+  c.Height = h;
+  c.Depth = d;
+  return c;
+}
 
 CUresult ResolveSpec(DriverState* st, const SideSpec& sp, std::size_t w, std::size_t h,
                      std::size_t d, unsigned need, Side* out) CUHAL_REQUIRES(st->mu) {
@@ -316,7 +351,9 @@ CUresult CopyBox(DriverState* st, Context* ctx, const SideSpec& dst, const SideS
   if (CUresult e = ResolveSpec(st, dst, w, h, d, kWrite, &to); e != CUDA_SUCCESS) return e;
   if (CUresult e = ResolveSpec(st, src, w, h, d, kRead, &from); e != CUDA_SUCCESS) return e;
   Stream* s = nullptr;
-  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  bool captured = false;
+  const CUresult e = CopyStream(st, stream, async, Describe(dst, src, w, h, d), &captured, &s);
+  if (captured || e != CUDA_SUCCESS) return e;
   const bool synchronous = !async && !(to.device_side() && from.device_side());
   return EnqueueBox(st, s, std::move(to), std::move(from), w, h, d, synchronous, what);
 }
@@ -360,13 +397,26 @@ CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream st
                  stream, what);
 }
 
-// The 1D copies: `n` bytes between two sides resolved by the caller.
+// The 1D copies: `n` bytes between two sides resolved by the caller; `capture` describes the
+// copy for a capturing stream (asynchronous copies).
 CUresult Copy1D(DriverState* st, Side to, Side from, std::size_t n, bool synchronous,
-                bool async, CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+                bool async, CUstream stream, const CUDA_MEMCPY3D& capture, const char* what)
+    CUHAL_REQUIRES(st->mu) {
   Stream* s = nullptr;
-  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  bool captured = false;
+  const CUresult e = CopyStream(st, stream, async, capture, &captured, &s);
+  if (captured || e != CUDA_SUCCESS) return e;
   to.pitch = to.slice = from.pitch = from.slice = n;
   return EnqueueBox(st, s, std::move(to), std::move(from), n, 1, 1, synchronous, what);
+}
+
+// The CUDA_MEMCPY3D of a 1D copy of `n` bytes: array sides at byte `x` of their first row.
+CUDA_MEMCPY3D Describe1D(CUmemorytype dst_type, void* dst_host, CUdeviceptr dst_device,
+                         CUarray dst_array, std::size_t dst_x, CUmemorytype src_type,
+                         const void* src_host, CUdeviceptr src_device, CUarray src_array,
+                         std::size_t src_x, std::size_t n) {
+  return Describe({dst_type, dst_host, dst_device, dst_array, dst_x, 0, 0, 0, 0},
+                  {src_type, src_host, src_device, src_array, src_x, 0, 0, 0, 0}, n, 1, 1);
 }
 
 CUresult HostSide(DriverState* st, const void* host, std::size_t n, Side* out)
@@ -510,7 +560,8 @@ CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, size_t dstOffset, const void* sr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyHtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_HOST, srcHost, 0, nullptr, 0, ByteCount), "cuMemcpyHtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoA");
 }
@@ -522,7 +573,8 @@ CUresult CUDAAPI cuMemcpyAtoH(void* dstHost, CUarray srcArray, size_t srcOffset,
   Side d, s;
   if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyAtoH");
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_HOST, dstHost, 0, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoH");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoH");
 }
@@ -534,7 +586,8 @@ CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, size_t dstOffset, CUdeviceptr sr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::DeviceSideOf(st, srcDevice, ByteCount, fakecuda::kRead, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyDtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_DEVICE, nullptr, srcDevice, nullptr, 0, ByteCount), "cuMemcpyDtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoA");
 }
@@ -546,7 +599,8 @@ CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray, size_t sr
   Side d, s;
   if (CUresult e = fakecuda::DeviceSideOf(st, dstDevice, ByteCount, fakecuda::kWrite, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoD");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_DEVICE, nullptr, dstDevice, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoD");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoD");
 }
@@ -558,7 +612,8 @@ CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, size_t dstOffset, CUarray srcArr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoA");
 }
@@ -570,7 +625,8 @@ CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset, const voi
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyHtoAAsync");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_HOST, srcHost, 0, nullptr, 0, ByteCount), "cuMemcpyHtoAAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoAAsync");
 }
@@ -582,7 +638,8 @@ CUresult CUDAAPI cuMemcpyAtoHAsync(void* dstHost, CUarray srcArray, size_t srcOf
   Side d, s;
   if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyAtoHAsync");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_HOST, dstHost, 0, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoHAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoHAsync");
 }

@@ -793,6 +793,52 @@ TEST_P(ArrayTest, MemGetInfoCountsArrayMemoryInTwoMiBPages) {
   }
 }
 
+// Case "capture": measured 2026-12-06, H100 driver 580.159.04: cuMemcpyHtoAAsync,
+// cuMemcpyAtoHAsync and cuMemcpy3DAsync with array endpoints on a capturing stream become three
+// memcpy nodes; the graph instantiates, launches and copies.
+TEST_P(ArrayTest, AsyncArrayCopiesAreCapturedAsMemcpyNodes) {
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUarray a = Make(256, 0);
+  void* pinned = nullptr;
+  ASSERT_EQ(api().cuMemAllocHost(&pinned, 16384), CUDA_SUCCESS);
+  auto* p = static_cast<unsigned char*>(pinned);
+  std::vector<unsigned char> in = ArrayPattern(256, 50);
+  std::memcpy(p, in.data(), 256);
+  std::memset(p + 4096, 0, 256);
+  std::memset(p + 8192, 0, 256);
+  ASSERT_EQ(api().cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+  EXPECT_EQ(a_.MemcpyHtoAAsync(a, 0, p, 256, s), CUDA_SUCCESS);
+  EXPECT_EQ(a_.MemcpyAtoHAsync(p + 4096, a, 0, 256, s), CUDA_SUCCESS);
+  CUDA_MEMCPY3D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  c.srcArray = a;
+  c.dstMemoryType = CU_MEMORYTYPE_HOST;
+  c.dstHost = p + 8192;
+  c.WidthInBytes = 256;
+  c.Height = 1;
+  c.Depth = 1;
+  EXPECT_EQ(a_.Memcpy3DAsync(&c, s), CUDA_SUCCESS);
+  CUgraph g = nullptr;
+  ASSERT_EQ(api().cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+  size_t n = 0;
+  EXPECT_EQ(api().cuGraphGetNodes(g, nullptr, &n), CUDA_SUCCESS);
+  EXPECT_EQ(n, 3u);
+  EXPECT_EQ(p[4096], 0) << "nothing ran while capturing";
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphLaunch(e, s), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(p + 4096, in.data(), 256), 0);
+  EXPECT_EQ(std::memcmp(p + 8192, in.data(), 256), 0);
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
+  EXPECT_EQ(a_.ArrayDestroy(a), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFreeHost(pinned), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
+}
+
 CUHAL_INSTANTIATE_BACKEND_TEST(ArrayTest);
 
 // cuda-python's test_cuda_array from its start: no context current at first.
