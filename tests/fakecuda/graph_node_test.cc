@@ -578,6 +578,74 @@ TEST_P(GraphNodeTest, GraphWithConditionalNodeCannotBeClonedNorBeAChild) {
   EXPECT_EQ(api().cuGraphExecDestroy(e2), CUDA_SUCCESS);
 }
 
+// cond:graph_ops: measured 2026-12-06, H100 driver 580.159.04: a kernel node inside a body takes
+// cuGraphExecNodeSetParams (the next launch runs it); cuGraphExecUpdate from a graph with the same
+// conditional structure succeeds (result SUCCESS) and brings the new handle's default and the new
+// body parameters; a body with another node count is TOPOLOGY_CHANGED with no error node; a
+// SWITCH in place of the IF is ERROR_NOT_SUPPORTED with the error node; failed updates change
+// nothing.
+TEST_P(GraphNodeTest, BodyNodesTakeExecSetParamsAndConditionalGraphsUpdate) {
+  auto make = [&](CUgraph g, unsigned def, CUgraphConditionalNodeType type,
+                  std::vector<std::vector<unsigned>> bodies, CUgraphNode* first_body_node) {
+    CUgraphConditionalHandle h = 0;
+    EXPECT_EQ(api().cuGraphConditionalHandleCreate(&h, g, ctx(), def, CU_GRAPH_COND_ASSIGN_DEFAULT),
+              CUDA_SUCCESS);
+    CUgraphNodeParams pre = Add(0, 100);
+    CUgraphNode k = AddNode(g, &pre);
+    CUgraphNodeParams c = Cond(h, type, static_cast<unsigned>(bodies.size()));
+    AddNode(g, &c, k);
+    if (c.conditional.phGraph_out == nullptr) return;
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      for (unsigned v : bodies[b]) {
+        CUgraphNodeParams kp = Add(0, v);
+        CUgraphNode n = AddNode(c.conditional.phGraph_out[b], &kp);
+        if (b == 0 && first_body_node != nullptr && *first_body_node == nullptr) {
+          *first_body_node = n;
+        }
+      }
+    }
+  };
+  auto launch = [&](CUgraphExec e) {
+    EXPECT_EQ(api().cuMemsetD8(buf_, 0, 4096), CUDA_SUCCESS);
+    EXPECT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+    EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+    return Read(buf_);
+  };
+  CUgraphNode b0 = nullptr;
+  make(g_, 1, CU_GRAPH_COND_TYPE_IF, {{1}, {10}}, &b0);
+  ASSERT_NE(b0, nullptr);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_SUCCESS);
+  EXPECT_EQ(launch(e), 101u);
+  CUgraphNodeParams k2 = Add(0, 2);
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, b0, &k2), CUDA_SUCCESS);
+  EXPECT_EQ(launch(e), 102u);
+
+  CUgraph same = NewGraph();
+  make(same, 0, CU_GRAPH_COND_TYPE_IF, {{5}, {50}}, nullptr);
+  CUgraphExecUpdateResultInfo info;
+  std::memset(&info, 0, sizeof info);
+  EXPECT_EQ(api().cuGraphExecUpdate(e, same, &info), CUDA_SUCCESS);
+  EXPECT_EQ(info.result, CU_GRAPH_EXEC_UPDATE_SUCCESS);
+  EXPECT_EQ(info.errorNode, nullptr);
+  EXPECT_EQ(launch(e), 150u) << "the new default (0) runs the new else body";
+
+  CUgraph bigger = NewGraph();
+  make(bigger, 1, CU_GRAPH_COND_TYPE_IF, {{5, 5}, {50}}, nullptr);
+  std::memset(&info, 0, sizeof info);
+  EXPECT_EQ(api().cuGraphExecUpdate(e, bigger, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+  EXPECT_EQ(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+  EXPECT_EQ(info.errorNode, nullptr);
+  CUgraph sw = NewGraph();
+  make(sw, 1, CU_GRAPH_COND_TYPE_SWITCH, {{5}, {50}}, nullptr);
+  std::memset(&info, 0, sizeof info);
+  EXPECT_EQ(api().cuGraphExecUpdate(e, sw, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+  EXPECT_EQ(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(info.errorNode, nullptr);
+  EXPECT_EQ(launch(e), 150u) << "failed updates change nothing";
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+}
+
 CUHAL_INSTANTIATE_BACKEND_TEST(GraphNodeTest);
 
 // Modelling choices of the fake (not answerable on the real driver).
