@@ -580,6 +580,27 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
   }
   // The type-specific entry points check the rest (with the lock taken again).
   CUgraphNodeParams& p = *nodeParams;
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "noctx"): with no context
+  // current, a memset or memcpy node whose ctx is NULL is accepted. The fake gives the node the
+  // context of the device memory it writes (when that memory is known).
+  CUcontext memory_ctx = nullptr;
+  if (p.type == CU_GRAPH_NODE_TYPE_MEMSET || p.type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+    cuhal::MutexLock lock(st->mu);
+    const bool null_ctx = p.type == CU_GRAPH_NODE_TYPE_MEMSET ? p.memset.ctx == nullptr
+                                                              : p.memcpy.copyCtx == nullptr;
+    const std::uintptr_t target =
+        p.type == CU_GRAPH_NODE_TYPE_MEMSET
+            ? p.memset.dst
+            : (fakecuda::RawEnum(p.memcpy.copyParams.dstMemoryType) == CU_MEMORYTYPE_HOST
+                   ? reinterpret_cast<std::uintptr_t>(p.memcpy.copyParams.dstHost)
+                   : p.memcpy.copyParams.dstDevice);
+    if (null_ctx && st->CurrentContext() == nullptr) {
+      if (const fakecuda::Allocation* a = st->FindAllocation(target, 1)) {
+        const CUcontext c = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, a->ctx_id);
+        if (st->FindContext(c) != nullptr) memory_ctx = c;
+      }
+    }
+  }
   switch (p.type) {
     case CU_GRAPH_NODE_TYPE_EMPTY:
       return cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
@@ -602,11 +623,12 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
     case CU_GRAPH_NODE_TYPE_MEMCPY:
       if (p.memcpy.flags != 0 || p.memcpy.reserved != 0) return CUDA_ERROR_INVALID_VALUE;
       return cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies,
-                                  &p.memcpy.copyParams, p.memcpy.copyCtx);
+                                  &p.memcpy.copyParams,
+                                  memory_ctx != nullptr ? memory_ctx : p.memcpy.copyCtx);
     case CU_GRAPH_NODE_TYPE_MEMSET: {
       const CUDA_MEMSET_NODE_PARAMS m = fakecuda::MemsetV1(p.memset);
       return cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, &m,
-                                  p.memset.ctx);
+                                  memory_ctx != nullptr ? memory_ctx : p.memset.ctx);
     }
     case CU_GRAPH_NODE_TYPE_HOST: {
       CUDA_HOST_NODE_PARAMS h{};

@@ -358,6 +358,27 @@ TEST_P(GraphNodeTest, CudaPythonGraphPolyReadsAndSetsAMemcpyNodeAddedGenerically
   for (CUdeviceptr d : dev) EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
 }
 
+// noctx: measured 2026-12-06, H100 driver 580.159.04: with no context current, cuGraphAddNode
+// accepts a memset node and a memcpy node whose ctx is NULL.
+TEST_P(GraphNodeTest, MemsetAndMemcpyNodesWithNullContextNeedNoCurrentContext) {
+  ASSERT_EQ(api().cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  CUgraphNodeParams ms = Memset(0, 1);
+  ms.memset.ctx = nullptr;
+  CUgraphNode n = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(&n, g_, nullptr, nullptr, 0, &ms), CUDA_SUCCESS);
+  CUgraphNodeParams mc = Params(CU_GRAPH_NODE_TYPE_MEMCPY);
+  mc.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  mc.memcpy.copyParams.srcDevice = buf_;
+  mc.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  mc.memcpy.copyParams.dstDevice = buf_ + 64;
+  mc.memcpy.copyParams.WidthInBytes = 4;
+  mc.memcpy.copyParams.Height = 1;
+  mc.memcpy.copyParams.Depth = 1;
+  EXPECT_EQ(api().cuGraphAddNode(&n, g_, nullptr, nullptr, 0, &mc), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
+  EXPECT_EQ(NodeCount(g_), 2u);
+}
+
 // add:mem: measured 2026-12-06, H100 driver 580.159.04: a memory alloc node asking for exportable
 // handles is CUDA_ERROR_NOT_SUPPORTED.
 TEST_P(GraphNodeTest, AllocNodeWithExportableHandlesIsNotSupported) {
