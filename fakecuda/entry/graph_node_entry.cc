@@ -669,8 +669,29 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
     case CU_GRAPH_NODE_TYPE_MEM_FREE:
       return cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies,
                                    p.free.dptr);
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: {
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "add:unmodelled"): an
+      // external-semaphore signal node with no semaphore, or with one null semaphore, is added
+      // (CUDA_SUCCESS; the semaphores are not looked at). The fake adds such a node too; it does
+      // not model external semaphores, so launching a graph holding one answers
+      // CUDA_ERROR_NOT_SUPPORTED (graph_entry.cc).
+      // A null array for a nonzero count crashed the real driver; the fake refuses it.
+      const bool signal = p.type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL;
+      const unsigned count = signal ? p.extSemSignal.numExtSems : p.extSemWait.numExtSems;
+      const bool arrays = signal ? p.extSemSignal.extSemArray != nullptr &&
+                                       p.extSemSignal.paramsArray != nullptr
+                                 : p.extSemWait.extSemArray != nullptr &&
+                                       p.extSemWait.paramsArray != nullptr;
+      if (count != 0 && !arrays) return CUDA_ERROR_INVALID_VALUE;
+      cuhal::MutexLock lock(st->mu);
+      GraphNode node;
+      node.type = p.type;
+      return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies,
+                               std::move(node));
+    }
     default:
-      // External semaphores and batch memory operations are not modelled.
+      // Batch memory operations are not modelled.
       return CUDA_ERROR_NOT_SUPPORTED;
   }
 } catch (...) {

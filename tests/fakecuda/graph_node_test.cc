@@ -379,6 +379,25 @@ TEST_P(GraphNodeTest, MemsetAndMemcpyNodesWithNullContextNeedNoCurrentContext) {
   EXPECT_EQ(NodeCount(g_), 2u);
 }
 
+// add:unmodelled: measured 2026-12-06, H100 driver 580.159.04: an external-semaphore signal node
+// with no semaphore, or with one null semaphore, is added.
+TEST_P(GraphNodeTest, ExternalSemaphoreSignalNodesAreAddedUnchecked) {
+  CUgraphNodeParams sig = Params(CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL);
+  CUgraphNode x = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &sig), CUDA_SUCCESS);
+  CUexternalSemaphore none[1] = {nullptr};
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sp[1];
+  std::memset(sp, 0, sizeof sp);
+  sig.extSemSignal.extSemArray = none;
+  sig.extSemSignal.paramsArray = sp;
+  sig.extSemSignal.numExtSems = 1;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &sig), CUDA_SUCCESS);
+  CUgraphNodeType t = CU_GRAPH_NODE_TYPE_EMPTY;
+  EXPECT_EQ(api().cuGraphNodeGetType(x, &t), CUDA_SUCCESS);
+  EXPECT_EQ(t, CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL);
+  EXPECT_EQ(NodeCount(g_), 2u);
+}
+
 // add:mem: measured 2026-12-06, H100 driver 580.159.04: a memory alloc node asking for exportable
 // handles is CUDA_ERROR_NOT_SUPPORTED.
 TEST_P(GraphNodeTest, AllocNodeWithExportableHandlesIsNotSupported) {
@@ -701,6 +720,26 @@ TEST_P(GraphNodeFakeTest, BodiesDieWithTheirNode) {
   CUgraphNode x = nullptr;
   CUgraphNodeParams again = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
   EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &again), CUDA_SUCCESS);
+}
+
+// External semaphores are not modelled: a graph holding an external-semaphore node is refused
+// at launch (CUDA_ERROR_NOT_SUPPORTED) with nothing queued; a null semaphore array for a nonzero
+// count (the real driver crashed on it) is CUDA_ERROR_INVALID_VALUE.
+TEST_P(GraphNodeFakeTest, ExternalSemaphoreNodesAreNotRun) {
+  CUgraphNodeParams sig = Params(CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL);
+  sig.extSemSignal.numExtSems = 1;
+  CUgraphNode x = nullptr;
+  EXPECT_EQ(api().cuGraphAddNode(&x, g_, nullptr, nullptr, 0, &sig), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams wait = Params(CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT);
+  CUgraphNodeParams k = Add(0, 5);
+  CUgraphNode kn = AddNode(g_, &k);
+  AddNode(g_, &wait, kn);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphLaunch(e, s1_), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 0u) << "nothing queued";
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphNodeFakeTest);
