@@ -165,6 +165,7 @@ std::vector<GraphNode> FlattenChildGraphs(DriverState* st, std::vector<GraphNode
     std::set<std::uint64_t> depended;
     for (GraphNode& c : inner) {
       c.id = fresh.at(c.id);
+      c.from_child = n.id;  // the outermost child graph node wins (set last)
       for (std::uint64_t& d : c.deps) {
         d = fresh.at(d);
         depended.insert(d);

@@ -807,6 +807,14 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hN
     if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult e = fakecuda::CheckParamBlock(*nodeParams); e != CUDA_SUCCESS) return e;
     if (nodeParams->type != n->type) return CUDA_ERROR_INVALID_VALUE;
+    if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+      // A child graph node is expanded at instantiation: its nodes carry its id.
+      if (nodeParams->graph.graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      const GraphState* child = st->graphs().FindGraph(nodeParams->graph.graph);
+      if (child == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      if (st->graphs().GraphOfNode(n->id) != exec->graph_id) return CUDA_ERROR_INVALID_VALUE;
+      return fakecuda::ExecSetChildGraph(st, exec, n->id, *child);
+    }
     if (!fakecuda::ExecHasNode(*exec, n->id)) return CUDA_ERROR_INVALID_VALUE;
     const CUgraphNodeParams& p = *nodeParams;
     switch (p.type) {

@@ -37,6 +37,7 @@
 
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/entry/graph_conditional_hooks.h"
+#include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
@@ -311,6 +312,50 @@ CUgraphExecUpdateResult CheckUpdate(DriverState* st, const std::vector<GraphNode
 }
 
 }  // namespace
+
+// Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "setparams:exec"): a child graph
+// of the same shape is taken (the next launch runs its parameters); another shape (an empty
+// child for a one-node one) is CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE. The expanded nodes are
+// paired with the new child's in creation order (their ids were made in that order at
+// instantiation) and checked as cuGraphExecUpdate checks nodes.
+CUresult ExecSetChildGraph(DriverState* st, GraphExecState* exec, std::uint64_t child_node,
+                           const GraphState& child) {
+  GraphModel& graphs = st->graphs();
+  std::vector<GraphNode> old;
+  for (const GraphNode& n : *exec->order) {
+    if (n.from_child == child_node) old.push_back(n);
+  }
+  std::sort(old.begin(), old.end(),
+            [](const GraphNode& a, const GraphNode& b) { return a.id < b.id; });
+  std::set<std::uint64_t> inside;
+  for (const GraphNode& n : old) inside.insert(n.id);
+  std::vector<GraphNode> stripped = old;  // edges to nodes outside the child dropped
+  for (GraphNode& n : stripped) {
+    std::vector<std::uint64_t> deps;
+    for (std::uint64_t d : n.deps) {
+      if (inside.count(d) != 0) deps.push_back(d);
+    }
+    n.deps = std::move(deps);
+  }
+  std::vector<GraphNode> copy;
+  for (std::uint64_t id : child.nodes) copy.push_back(graphs.node(id));
+  const std::vector<GraphNode> fresh_nodes = FlattenChildGraphs(st, std::move(copy));
+  std::vector<const GraphNode*> fresh;
+  for (const GraphNode& n : fresh_nodes) fresh.push_back(&n);
+  std::vector<GraphNode> updated;
+  CUgraphNode error_node = nullptr, error_from = nullptr;
+  if (CheckUpdate(st, stripped, fresh, &error_node, &error_from, &updated) !=
+      CU_GRAPH_EXEC_UPDATE_SUCCESS) {
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  }
+  for (std::size_t i = 0; i < updated.size(); ++i) {
+    GraphNode next = updated[i];
+    next.deps = old[i].deps;  // the edges of the executable graph stay
+    ReplaceExecNode(*exec, next);
+  }
+  return CUDA_SUCCESS;
+}
+
 }  // namespace fakecuda
 
 extern "C" {

@@ -358,6 +358,37 @@ TEST_P(GraphNodeTest, CudaPythonGraphPolyReadsAndSetsAMemcpyNodeAddedGenerically
   for (CUdeviceptr d : dev) EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
 }
 
+// setparams:exec: measured 2026-12-06, H100 driver 580.159.04: cuGraphExecNodeSetParams of a child
+// graph node takes a child of the same shape (the next launch runs it); another shape (an empty
+// child) is CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE and changes nothing; a null graph is
+// CUDA_ERROR_INVALID_VALUE.
+TEST_P(GraphNodeTest, ExecSetParamsOfAChildGraphNodeTakesTheSameShape) {
+  CUgraph child = NewGraph();
+  CUgraphNodeParams m20 = Memset(192, 20);
+  AddNode(child, &m20);
+  CUgraphNodeParams k = Add(0, 1);
+  CUgraphNode kn = AddNode(g_, &k);
+  CUgraphNodeParams cg = Params(CU_GRAPH_NODE_TYPE_GRAPH);
+  cg.graph.graph = child;
+  CUgraphNode gn = AddNode(g_, &cg, kn);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_SUCCESS);
+  CUgraph child2 = NewGraph();
+  CUgraphNodeParams m21 = Memset(192, 21);
+  AddNode(child2, &m21);
+  cg.graph.graph = child2;
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, gn, &cg), CUDA_SUCCESS);
+  cg.graph.graph = NewGraph();
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, gn, &cg), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+  cg.graph.graph = nullptr;
+  EXPECT_EQ(api().cuGraphExecNodeSetParams(e, gn, &cg), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(api().cuGraphLaunch(e, s1_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_ + 192), 21u);
+  EXPECT_EQ(Read(buf_), 1u);
+  EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+}
+
 // noctx: measured 2026-12-06, H100 driver 580.159.04: with no context current, cuGraphAddNode
 // accepts a memset node and a memcpy node whose ctx is NULL.
 TEST_P(GraphNodeTest, MemsetAndMemcpyNodesWithNullContextNeedNoCurrentContext) {
