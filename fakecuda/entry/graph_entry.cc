@@ -495,6 +495,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   // A conditional node's body is instantiated only with its parent (measured 2026-12-06, H100
   // driver 580.159.04, graphnode_probe "cond:destroy_body": CUDA_ERROR_NOT_SUPPORTED).
   if (g->owner_node != 0) return CUDA_ERROR_NOT_SUPPORTED;
+  if (CUresult e = fakecuda::CheckHandlesUsed(st, *g); e != CUDA_SUCCESS) return e;
   // A graph still being captured (from cuStreamGetCaptureInfo) instantiates as it is so far:
   // measured (graph_probe modelling).
   std::vector<GraphNode> nodes;

@@ -428,6 +428,40 @@ bool GraphHasConditional(DriverState* st, const GraphState& g) {
   return false;
 }
 
+namespace {
+
+// Collects the graphs of `g`'s hierarchy (itself and its bodies, recursively) and the handles
+// their conditional nodes use.
+void CollectHierarchy(DriverState* st, const GraphState& g, int depth,
+                      std::set<std::uint64_t>* graphs_seen, std::set<std::uint64_t>* used)
+    CUHAL_REQUIRES(st->mu) {
+  if (depth > 64 || !graphs_seen->insert(g.id).second) return;
+  GraphModel& graphs = st->graphs();
+  for (std::uint64_t id : g.nodes) {
+    const GraphNode& n = graphs.node(id);
+    if (n.type != CU_GRAPH_NODE_TYPE_CONDITIONAL) continue;
+    used->insert(n.cond.handle);
+    for (std::uint64_t body_id : n.cond.bodies) {
+      if (const GraphState* b = GraphById(st, body_id)) {
+        CollectHierarchy(st, *b, depth + 1, graphs_seen, used);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+CUresult CheckHandlesUsed(DriverState* st, const GraphState& g) {
+  std::set<std::uint64_t> graphs_seen, used;
+  CollectHierarchy(st, g, 0, &graphs_seen, &used);
+  for (std::uint64_t graph_id : graphs_seen) {
+    for (std::uint64_t h : st->graphs().conditionals().HandlesOf(graph_id)) {
+      if (used.count(h) == 0) return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult SnapshotConditionals(DriverState* st, std::vector<GraphNode>* nodes, int depth) {
   if (depth > 64) return CUDA_ERROR_INVALID_VALUE;
   GraphModel& graphs = st->graphs();

@@ -25,6 +25,14 @@ const ConditionalHandle* ConditionalModel::FindId(std::uint64_t id) const {
   return it == handles_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::uint64_t> ConditionalModel::HandlesOf(std::uint64_t graph_id) const {
+  std::vector<std::uint64_t> out;
+  for (const auto& [id, h] : handles_) {
+    if (h.graph_id == graph_id) out.push_back(id);
+  }
+  return out;
+}
+
 void ConditionalModel::DropGraph(std::uint64_t graph_id) {
   for (auto it = handles_.begin(); it != handles_.end();) {
     it = it->second.graph_id == graph_id ? handles_.erase(it) : std::next(it);

@@ -80,6 +80,8 @@ class ConditionalModel {
   // The handle of `value` among graph `graph_id`'s, or null.
   const ConditionalHandle* Find(std::uint64_t graph_id, CUgraphConditionalHandle value) const;
   const ConditionalHandle* FindId(std::uint64_t id) const;
+  // The ids of graph `graph_id`'s handles.
+  std::vector<std::uint64_t> HandlesOf(std::uint64_t graph_id) const;
   // Drops the handles of a graph being destroyed.
   void DropGraph(std::uint64_t graph_id);
 

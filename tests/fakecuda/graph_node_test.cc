@@ -389,6 +389,26 @@ TEST_P(GraphNodeTest, ExecSetParamsOfAChildGraphNodeTakesTheSameShape) {
   EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
 }
 
+// cond:graph_ops: measured 2026-12-06, H100 driver 580.159.04: once its only conditional node is
+// destroyed, the graph (its handle now unused) fails to instantiate (CUDA_ERROR_INVALID_VALUE).
+// The fake refuses every graph with an unused handle (cuda.h: they "may cause graph instantiation
+// to fail"); using the handle again makes it instantiable.
+TEST_P(GraphNodeTest, GraphWithAnUnusedHandleFailsToInstantiate) {
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  CUgraphNodeParams k = Add(0, 100);
+  CUgraphNode kn = AddNode(g_, &k);
+  CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  CUgraphNode cn = AddNode(g_, &c, kn);
+  ASSERT_EQ(api().cuGraphDestroyNode(cn), CUDA_SUCCESS);
+  CUgraphExec e = nullptr;
+  EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams again = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  AddNode(g_, &again, kn);
+  EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{100}));
+}
+
 // noctx: measured 2026-12-06, H100 driver 580.159.04: with no context current, cuGraphAddNode
 // accepts a memset node and a memcpy node whose ctx is NULL.
 TEST_P(GraphNodeTest, MemsetAndMemcpyNodesWithNullContextNeedNoCurrentContext) {
