@@ -122,17 +122,6 @@ bool AnyConditional(const std::vector<GraphNode>& nodes) {
   return false;
 }
 
-// Whether `nodes` (or a child graph's copy among them) hold memory alloc or free nodes.
-bool AnyMemoryNode(const std::vector<GraphNode>& nodes) {
-  for (const GraphNode& n : nodes) {
-    if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n.type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
-      return true;
-    }
-    if (n.child != nullptr && AnyMemoryNode(*n.child)) return true;
-  }
-  return false;
-}
-
 // Puts `nodes` in the order cuGraphInstantiateWithFlags uses (Kahn's algorithm, the lowest id
 // ready first). False when they hold a cycle.
 bool Topological(std::vector<GraphNode>* nodes) {
