@@ -1,7 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the generic graph-node API (cuGraphAddNode, cuda.h 13's _v2 with edge data and
-// the older symbol without; cuGraphNodeSetParams; cuGraphExecNodeSetParams) and conditional nodes
-// (cuGraphConditionalHandleCreate, CU_GRAPH_NODE_TYPE_CONDITIONAL). State:
+// the older symbol without; cuGraphNodeSetParams; cuGraphExecNodeSetParams), the memcpy and memset
+// node getters and setters (cuGraphMemcpyNodeGetParams/SetParams, cuGraphMemsetNodeGetParams/
+// SetParams) and conditional nodes (cuGraphConditionalHandleCreate,
+// CU_GRAPH_NODE_TYPE_CONDITIONAL). The answers were measured on an H100 (driver 580.159.04,
+// 2026-12-06, ci/gpu-probes/graphnode_probe.cc; docs/driver_facts.md). State:
 // fakecuda/internal/graph_conditional.h (handles, a conditional node's bodies) in GraphModel.
 //
 // cuGraphAddNode checks what is common to every node (the parameter block's reserved bytes, the

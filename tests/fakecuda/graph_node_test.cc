@@ -391,8 +391,6 @@ TEST_P(GraphNodeTest, ExecSetParamsOfAChildGraphNodeTakesTheSameShape) {
 
 // cond:graph_ops: measured 2026-12-06, H100 driver 580.159.04: once its only conditional node is
 // destroyed, the graph (its handle now unused) fails to instantiate (CUDA_ERROR_INVALID_VALUE).
-// The fake refuses every graph with an unused handle (cuda.h: they "may cause graph instantiation
-// to fail"); using the handle again makes it instantiable.
 TEST_P(GraphNodeTest, GraphWithAnUnusedHandleFailsToInstantiate) {
   CUgraphConditionalHandle h = 0;
   ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
@@ -404,9 +402,6 @@ TEST_P(GraphNodeTest, GraphWithAnUnusedHandleFailsToInstantiate) {
   ASSERT_EQ(api().cuGraphDestroyNode(cn), CUDA_SUCCESS);
   CUgraphExec e = nullptr;
   EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_ERROR_INVALID_VALUE);
-  CUgraphNodeParams again = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
-  AddNode(g_, &again, kn);
-  EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{100}));
 }
 
 // noctx: measured 2026-12-06, H100 driver 580.159.04: with no context current, cuGraphAddNode
@@ -791,6 +786,22 @@ TEST_P(GraphNodeFakeTest, ExternalSemaphoreNodesAreNotRun) {
   EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
   EXPECT_EQ(Read(buf_), 0u) << "nothing queued";
   EXPECT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+}
+
+// The fake refuses every graph whose hierarchy has a handle no conditional node uses (cuda.h:
+// such handles "may cause graph instantiation to fail"; measured only after destroying the node,
+// GraphNodeTest.GraphWithAnUnusedHandleFailsToInstantiate); using the handle makes it instantiable.
+TEST_P(GraphNodeFakeTest, UnusedHandlesFailInstantiationUntilUsed) {
+  CUgraphConditionalHandle h = 0;
+  ASSERT_EQ(api().cuGraphConditionalHandleCreate(&h, g_, ctx(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  CUgraphNodeParams k = Add(0, 100);
+  CUgraphNode kn = AddNode(g_, &k);
+  CUgraphExec e = nullptr;
+  EXPECT_EQ(api().cuGraphInstantiateWithFlags(&e, g_, 0), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNodeParams c = Cond(h, CU_GRAPH_COND_TYPE_IF, 1);
+  AddNode(g_, &c, kn);
+  EXPECT_EQ(Run(g_, 1), (std::vector<unsigned>{100}));
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphNodeFakeTest);
