@@ -9,9 +9,9 @@
 // Stream ordering: every copy is stream work (on the legacy stream for the synchronous ones).
 // As on the real driver, copies from pageable host memory are staged at the call, copies into
 // pageable host memory make the call wait, and the synchronous copies wait for their work unless
-// both sides are device memory (arrays count as device memory). Array copies on a capturing
-// stream are refused (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, which invalidates the capture): the
-// fake's graphs have no array endpoints (a modelling limit, docs/driver_facts.md).
+// both sides are device memory (arrays count as device memory). The asynchronous copies on a
+// capturing stream become memcpy nodes (as on the H100, measured 2026-12-06: array_probe
+// "capture"), checked as they would run.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -27,12 +27,29 @@
 namespace fakecuda {
 namespace {
 
-// What a handle that names no live array gets (destroyed, never made, null). UNMEASURED (cuda.h
-// lists CUDA_ERROR_INVALID_HANDLE for the array calls; the array_probe cases "destroy",
-// "descriptor" and "copy1d" measure it).
-constexpr CUresult kNoSuchArray = CUDA_ERROR_INVALID_HANDLE;
-// The same handle given to a copy (UNMEASURED, likewise).
-constexpr CUresult kNoSuchArrayInCopy = CUDA_ERROR_INVALID_HANDLE;
+// What a handle that names no live array gets. Measured 2026-12-06, H100 driver 580.159.04
+// (array_probe "descriptor", "plane", "noctx", "noinit"): cuArrayGetDescriptor,
+// cuArray3DGetDescriptor, cuArrayGetPlane and cuArrayDestroy answer CUDA_ERROR_INVALID_HANDLE
+// for a null handle and CUDA_ERROR_INVALID_CONTEXT for a made-up one (the driver reads the
+// context out of the object the handle points at), the getters even before cuInit. A destroyed
+// handle crashed the real driver (SIGNAL 11) in every call tried; the fake answers it as a
+// made-up one.
+CUresult NoSuchArray(CUarray handle) {
+  return handle == nullptr ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_CONTEXT;
+}
+// The same handle given to a copy, cuArrayGetMemoryRequirements or cuArrayGetSparseProperties:
+// CUDA_ERROR_INVALID_VALUE, null or made up (measured likewise, "copy1d", "copy2d", "async",
+// "memreq"; the last two even before cuInit).
+constexpr CUresult kNoSuchArrayInCopy = CUDA_ERROR_INVALID_VALUE;
+
+// The driver keeps an array's dimensions in 32 bits: measured (array_probe "create"), a
+// cuArrayCreate of Height 2^40 succeeds (as a 1D array) and one of Width 2^40 fails (Width 0).
+CUDA_ARRAY3D_DESCRIPTOR Truncated(CUDA_ARRAY3D_DESCRIPTOR d) {
+  d.Width = static_cast<std::uint32_t>(d.Width);
+  d.Height = static_cast<std::uint32_t>(d.Height);
+  d.Depth = static_cast<std::uint32_t>(d.Depth);
+  return d;
+}
 
 CUDA_ARRAY3D_DESCRIPTOR From2D(const CUDA_ARRAY_DESCRIPTOR& d) {
   CUDA_ARRAY3D_DESCRIPTOR e;
@@ -48,12 +65,44 @@ CUDA_ARRAY3D_DESCRIPTOR From2D(const CUDA_ARRAY_DESCRIPTOR& d) {
 
 CUresult CreateArray(DriverState* st, CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc,
                      const char* what) CUHAL_REQUIRES(st->mu) {
-  if (out == nullptr || desc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured (array_probe "noctx"): the context is checked before the arguments.
   FAKECUDA_REQUIRE_CONTEXT()
-  if (CUresult e = ArrayModel::Validate(st->profile(ctx->device), *desc); e != CUDA_SUCCESS) {
+  if (out == nullptr || desc == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const CUDA_ARRAY3D_DESCRIPTOR d = Truncated(*desc);
+  if (CUresult e = ArrayModel::Validate(st->profile(ctx->device), d); e != CUDA_SUCCESS) {
     return e;
   }
-  return st->arrays().Create(ctx->id, ctx->device, *desc, what, out);
+  return st->arrays().Create(ctx->id, ctx->device, d, what, out);
+}
+
+// A sparse array's properties: 64 KiB tiles of the standard shapes for its element size (2D:
+// 256x256 texels of 1 byte ... 64x64 of 16; 3D: 64x32x32 ... 16x16x16). An array smaller than
+// one tile in some dimension lies wholly in a single mip tail. Measured 2026-12-06, H100 driver
+// 580.159.04 (array_probe "memreq") for a 2D 64x64 u8 array (tile 256x256x1, mip tail level 0
+// of 65536 bytes, CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL) and a 3D 64x64x64 float one (tile
+// 32x32x16, no mip tail: level 0, size 0, flags 0); the other shapes follow the same rule.
+void SparseProperties(const ArrayRecord& a, CUDA_ARRAY_SPARSE_PROPERTIES* out) {
+  struct Tile {
+    unsigned w, h, d;
+  };
+  static constexpr Tile k2D[] = {{256, 256, 1}, {256, 128, 1}, {128, 128, 1}, {128, 64, 1},
+                                 {64, 64, 1}};
+  static constexpr Tile k3D[] = {{64, 32, 32}, {32, 32, 32}, {32, 32, 16}, {32, 16, 16},
+                                 {16, 16, 16}};
+  std::size_t i = 0;
+  while (i < 4 && (std::size_t{1} << i) < a.element_size) ++i;
+  const bool three_d = a.desc.Depth != 0 && (a.desc.Flags & CUDA_ARRAY3D_LAYERED) == 0;
+  const Tile t = three_d ? k3D[i] : k2D[i];
+  std::memset(out, 0, sizeof *out);
+  out->tileExtent.width = t.w;
+  out->tileExtent.height = t.h;
+  out->tileExtent.depth = t.d;
+  const bool small = a.desc.Width < t.w || std::max<std::size_t>(a.desc.Height, 1) < t.h ||
+                     (three_d && a.desc.Depth < t.d);
+  if (small) {
+    out->miptailSize = ArrayModel::MemoryRequirement(a.desc, a.element_size);
+    out->flags = CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL;
+  }
 }
 
 // One side of a copy: where byte (x, y, z) of the copied box is, and how rows and layers step.
@@ -71,14 +120,14 @@ struct Side {
 // x + n <= limit, without overflow.
 bool Fits(std::size_t x, std::size_t n, std::size_t limit) { return x <= limit && n <= limit - x; }
 
-// An array side: the box (x bytes, y, z) + (w bytes, h, d) must lie inside the array and be
-// whole elements.
+// An array side: the box (x bytes, y, z) + (w bytes, h, d) must lie inside the array. Measured
+// (array_probe "copy2d", "copy3d"): it need not be whole elements (x 2 and width 62 bytes on a
+// 4-byte format are copied).
 CUresult ArraySide(DriverState* st, CUarray handle, std::size_t x, std::size_t y, std::size_t z,
                    std::size_t w, std::size_t h, std::size_t d, Side* out)
     CUHAL_REQUIRES(st->mu) {
   ArrayRecord* a = st->arrays().Find(handle);
   if (a == nullptr) return kNoSuchArrayInCopy;
-  if (x % a->element_size != 0 || w % a->element_size != 0) return CUDA_ERROR_INVALID_VALUE;
   if (!Fits(x, w, a->row_bytes) || !Fits(y, h, a->rows) || !Fits(z, d, a->layers)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -90,12 +139,14 @@ CUresult ArraySide(DriverState* st, CUarray handle, std::size_t x, std::size_t y
   return CUDA_SUCCESS;
 }
 
-// A 1D copy's array side: `n` bytes at linear offset `offset` of the packed bytes.
+// A 1D copy's array side: `n` bytes at byte offset `offset` of the array's first row. Measured
+// (array_probe "copy1d", "copy2d", "copy3d"): on a 2D or 3D array the 1D copies reach the first
+// row only (64 bytes of a 64x16 u8 array copy, 1024 bytes or offset 32 + 64 bytes fail).
 CUresult ArrayBytes(DriverState* st, CUarray handle, std::size_t offset, std::size_t n,
                     Side* out) CUHAL_REQUIRES(st->mu) {
   ArrayRecord* a = st->arrays().Find(handle);
   if (a == nullptr) return kNoSuchArrayInCopy;
-  if (!Fits(offset, n, a->bytes)) return CUDA_ERROR_INVALID_VALUE;
+  if (!Fits(offset, n, a->row_bytes)) return CUDA_ERROR_INVALID_VALUE;
   out->array = true;
   out->pitch = n;
   out->slice = n;
@@ -218,15 +269,21 @@ CUresult EnqueueBox(DriverState* st, Stream* s, Side dst, Side src, std::size_t 
   return TakeRaceVerdict();
 }
 
-// The stream of an asynchronous copy; refuses a capturing one (array endpoints, see the top).
-CUresult CopyStream(DriverState* st, CUstream handle, bool async, Stream** out)
-    CUHAL_REQUIRES(st->mu) {
+// The stream of a copy (the legacy stream for a synchronous one). An asynchronous copy on a
+// capturing stream is captured as a memcpy node of `capture` instead (*captured set, the
+// result in the return value).
+CUresult CopyStream(DriverState* st, CUstream handle, bool async, const CUDA_MEMCPY3D& capture,
+                    bool* captured, Stream** out) CUHAL_REQUIRES(st->mu) {
+  *captured = false;
+  if (async) {
+    if (CUresult r = CUDA_SUCCESS; CaptureCopy3D(st, handle, capture, &r)) {
+      *captured = true;
+      return r;
+    }
+  }
   CUresult e = CUDA_SUCCESS;
   Stream* s = st->ResolveStream(async ? handle : CU_STREAM_LEGACY, &e);
   if (s == nullptr) return e;
-  if (async) {
-    if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
-  }
   *out = s;
   return CUDA_SUCCESS;
 }
@@ -240,6 +297,35 @@ struct SideSpec {
   std::size_t x, y, z, pitch, height;
 };
 
+// The CUDA_MEMCPY3D of a copy between two sides (the memcpy node a captured copy becomes).
+CUDA_MEMCPY3D Describe(const SideSpec& dst, const SideSpec& src, std::size_t w, std::size_t h,
+                       std::size_t d) {
+  CUDA_MEMCPY3D c;
+  std::memset(&c, 0, sizeof c);
+  c.srcMemoryType = src.type;
+  c.srcHost = src.host;
+  c.srcDevice = src.device;
+  c.srcArray = src.array;
+  c.srcXInBytes = src.x;
+  c.srcY = src.y;
+  c.srcZ = src.z;
+  c.srcPitch = src.pitch;
+  c.srcHeight = src.height;
+  c.dstMemoryType = dst.type;
+  c.dstHost = const_cast<void*>(dst.host);
+  c.dstDevice = dst.device;
+  c.dstArray = dst.array;
+  c.dstXInBytes = dst.x;
+  c.dstY = dst.y;
+  c.dstZ = dst.z;
+  c.dstPitch = dst.pitch;
+  c.dstHeight = dst.height;
+  c.WidthInBytes = w;
+  c.Height = h;
+  c.Depth = d;
+  return c;
+}
+
 CUresult ResolveSpec(DriverState* st, const SideSpec& sp, std::size_t w, std::size_t h,
                      std::size_t d, unsigned need, Side* out) CUHAL_REQUIRES(st->mu) {
   if (sp.type == CU_MEMORYTYPE_ARRAY) return ArraySide(st, sp.array, sp.x, sp.y, sp.z, w, h, d, out);
@@ -248,11 +334,10 @@ CUresult ResolveSpec(DriverState* st, const SideSpec& sp, std::size_t w, std::si
 }
 
 // cuMemcpy2D*, cuMemcpy3D*: validates and queues a copy described by two sides.
-CUresult CopyBox(DriverState* st, const SideSpec& dst, const SideSpec& src, std::size_t w,
-                 std::size_t h, std::size_t d, bool check_pitch, bool async, CUstream stream,
-                 const char* what) CUHAL_REQUIRES(st->mu) {
-  FAKECUDA_REQUIRE_CONTEXT()
-  if (check_pitch) {
+CUresult CopyBox(DriverState* st, Context* ctx, const SideSpec& dst, const SideSpec& src,
+                 std::size_t w, std::size_t h, std::size_t d, bool check_pitch, bool async,
+                 CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+  if (check_pitch && (h > 1 || d > 1)) {  // measured: one row's pitch is not checked
     const auto max_pitch = static_cast<std::size_t>(
         std::max(st->profile(ctx->device).Attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH), 0));
     for (const SideSpec* sp : {&dst, &src}) {
@@ -266,7 +351,9 @@ CUresult CopyBox(DriverState* st, const SideSpec& dst, const SideSpec& src, std:
   if (CUresult e = ResolveSpec(st, dst, w, h, d, kWrite, &to); e != CUDA_SUCCESS) return e;
   if (CUresult e = ResolveSpec(st, src, w, h, d, kRead, &from); e != CUDA_SUCCESS) return e;
   Stream* s = nullptr;
-  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  bool captured = false;
+  const CUresult e = CopyStream(st, stream, async, Describe(dst, src, w, h, d), &captured, &s);
+  if (captured || e != CUDA_SUCCESS) return e;
   const bool synchronous = !async && !(to.device_side() && from.device_side());
   return EnqueueBox(st, s, std::move(to), std::move(from), w, h, d, synchronous, what);
 }
@@ -291,29 +378,45 @@ SideSpec DstOf(const CUDA_MEMCPY3D& c) {
 
 CUresult Copy2D(DriverState* st, const CUDA_MEMCPY2D* c, bool check_pitch, bool async,
                 CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+  // Measured (array_probe "noctx"): the context is checked before the structure.
+  FAKECUDA_REQUIRE_CONTEXT()
   if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, 1, check_pitch, async,
+  return CopyBox(st, ctx, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, 1, check_pitch, async,
                  stream, what);
 }
 
 CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream stream,
                 const char* what) CUHAL_REQUIRES(st->mu) {
+  FAKECUDA_REQUIRE_CONTEXT()
   if (c == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (c->reserved0 != nullptr || c->reserved1 != nullptr || c->srcLOD != 0 || c->dstLOD != 0) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  // Measured (array_probe "copy3d"): a nonzero srcLOD is refused; dstLOD, reserved0 and
+  // reserved1 are ignored.
+  if (c->srcLOD != 0) return CUDA_ERROR_INVALID_VALUE;
   // cuda.h: "cuMemcpy3D() returns an error if any pitch is greater than the maximum allowed".
-  return CopyBox(st, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, c->Depth, true, async,
+  return CopyBox(st, ctx, DstOf(*c), SrcOf(*c), c->WidthInBytes, c->Height, c->Depth, true, async,
                  stream, what);
 }
 
-// The 1D copies: `n` bytes between two sides resolved by the caller.
+// The 1D copies: `n` bytes between two sides resolved by the caller; `capture` describes the
+// copy for a capturing stream (asynchronous copies).
 CUresult Copy1D(DriverState* st, Side to, Side from, std::size_t n, bool synchronous,
-                bool async, CUstream stream, const char* what) CUHAL_REQUIRES(st->mu) {
+                bool async, CUstream stream, const CUDA_MEMCPY3D& capture, const char* what)
+    CUHAL_REQUIRES(st->mu) {
   Stream* s = nullptr;
-  if (CUresult e = CopyStream(st, stream, async, &s); e != CUDA_SUCCESS) return e;
+  bool captured = false;
+  const CUresult e = CopyStream(st, stream, async, capture, &captured, &s);
+  if (captured || e != CUDA_SUCCESS) return e;
   to.pitch = to.slice = from.pitch = from.slice = n;
   return EnqueueBox(st, s, std::move(to), std::move(from), n, 1, 1, synchronous, what);
+}
+
+// The CUDA_MEMCPY3D of a 1D copy of `n` bytes: array sides at byte `x` of their first row.
+CUDA_MEMCPY3D Describe1D(CUmemorytype dst_type, void* dst_host, CUdeviceptr dst_device,
+                         CUarray dst_array, std::size_t dst_x, CUmemorytype src_type,
+                         const void* src_host, CUdeviceptr src_device, CUarray src_array,
+                         std::size_t src_x, std::size_t n) {
+  return Describe({dst_type, dst_host, dst_device, dst_array, dst_x, 0, 0, 0, 0},
+                  {src_type, src_host, src_device, src_array, src_x, 0, 0, 0, 0}, n, 1, 1);
 }
 
 CUresult HostSide(DriverState* st, const void* host, std::size_t n, Side* out)
@@ -357,11 +460,14 @@ CUresult CUDAAPI cuArray3DCreate(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR
   return ::fakecuda::EntryFailed("cuArray3DCreate");
 }
 
+// The getters below answer before cuInit too (measured, array_probe "noinit"): they take the lock
+// without the init check (no array exists before cuInit).
 CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR* pArrayDescriptor, CUarray hArray) try {
-  FAKECUDA_ENTER(cuArrayGetDescriptor)
+  FAKECUDA_ENTER_NOLOCK(cuArrayGetDescriptor)
+  cuhal::MutexLock lock(st->mu);
   if (pArrayDescriptor == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const ArrayRecord* a = st->arrays().Find(hArray);
-  if (a == nullptr) return fakecuda::kNoSuchArray;
+  if (a == nullptr) return fakecuda::NoSuchArray(hArray);
   pArrayDescriptor->Width = a->desc.Width;
   pArrayDescriptor->Height = a->desc.Height;
   pArrayDescriptor->Format = a->desc.Format;
@@ -373,10 +479,11 @@ CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR* pArrayDescriptor, C
 
 CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR* pArrayDescriptor,
                                         CUarray hArray) try {
-  FAKECUDA_ENTER(cuArray3DGetDescriptor)
+  FAKECUDA_ENTER_NOLOCK(cuArray3DGetDescriptor)
+  cuhal::MutexLock lock(st->mu);
   if (pArrayDescriptor == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const ArrayRecord* a = st->arrays().Find(hArray);
-  if (a == nullptr) return fakecuda::kNoSuchArray;
+  if (a == nullptr) return fakecuda::NoSuchArray(hArray);
   *pArrayDescriptor = a->desc;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -386,12 +493,12 @@ CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR* pArrayDescripto
 CUresult CUDAAPI cuArrayDestroy(CUarray hArray) try {
   FAKECUDA_ENTER(cuArrayDestroy)
   const ArrayRecord* a = st->arrays().Find(hArray);
-  if (a == nullptr) return fakecuda::kNoSuchArray;
+  if (a == nullptr) return fakecuda::NoSuchArray(hArray);
   const std::uint64_t id = a->id;
   // As cuMemFree: the device stops using the memory first.
   if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;
   // SyncAll released the lock: another thread may have destroyed it meanwhile.
-  if (st->arrays().Find(hArray) == nullptr) return fakecuda::kNoSuchArray;
+  if (st->arrays().Find(hArray) == nullptr) return fakecuda::NoSuchArray(hArray);
   st->arrays().Destroy(id);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -399,10 +506,11 @@ CUresult CUDAAPI cuArrayDestroy(CUarray hArray) try {
 }
 
 CUresult CUDAAPI cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned int planeIdx) try {
-  FAKECUDA_ENTER(cuArrayGetPlane)
+  FAKECUDA_ENTER_NOLOCK(cuArrayGetPlane)
+  cuhal::MutexLock lock(st->mu);
   (void)planeIdx;
   if (pPlaneArray == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (st->arrays().Find(hArray) == nullptr) return fakecuda::kNoSuchArray;
+  if (st->arrays().Find(hArray) == nullptr) return fakecuda::NoSuchArray(hArray);
   // No modelled format is planar (NV12 and the other YUV formats are refused at creation).
   return CUDA_ERROR_INVALID_VALUE;
 } catch (...) {
@@ -411,14 +519,17 @@ CUresult CUDAAPI cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned 
 
 CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* memoryRequirements,
                                               CUarray array, CUdevice device) try {
-  FAKECUDA_ENTER(cuArrayGetMemoryRequirements)
+  FAKECUDA_ENTER_NOLOCK(cuArrayGetMemoryRequirements)
+  cuhal::MutexLock lock(st->mu);
+  // Measured (array_probe "memreq", "noinit"): every failure is CUDA_ERROR_INVALID_VALUE, an
+  // invalid device ordinal too, and the call answers before cuInit.
   if (memoryRequirements == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!fakecuda::ValidDevice(st, device)) return CUDA_ERROR_INVALID_DEVICE;
   const ArrayRecord* a = st->arrays().Find(array);
-  if (a == nullptr) return fakecuda::kNoSuchArray;
+  if (a == nullptr) return fakecuda::kNoSuchArrayInCopy;
+  if (!fakecuda::ValidDevice(st, device)) return CUDA_ERROR_INVALID_VALUE;
   if ((a->desc.Flags & CUDA_ARRAY3D_DEFERRED_MAPPING) == 0) return CUDA_ERROR_INVALID_VALUE;
   std::memset(memoryRequirements, 0, sizeof *memoryRequirements);
-  memoryRequirements->size = ArrayModel::Footprint(a->desc, a->element_size);
+  memoryRequirements->size = ArrayModel::MemoryRequirement(a->desc, a->element_size);
   memoryRequirements->alignment = ArrayModel::kAlignment;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -427,12 +538,15 @@ CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* me
 
 CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties,
                                             CUarray array) try {
-  FAKECUDA_ENTER(cuArrayGetSparseProperties)
+  FAKECUDA_ENTER_NOLOCK(cuArrayGetSparseProperties)
+  cuhal::MutexLock lock(st->mu);
   if (sparseProperties == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const ArrayRecord* a = st->arrays().Find(array);
-  if (a == nullptr) return fakecuda::kNoSuchArray;
-  // Only sparse arrays have sparse properties; the fake models none.
-  return CUDA_ERROR_INVALID_VALUE;
+  if (a == nullptr) return fakecuda::kNoSuchArrayInCopy;
+  // Only sparse arrays have sparse properties.
+  if ((a->desc.Flags & CUDA_ARRAY3D_SPARSE) == 0) return CUDA_ERROR_INVALID_VALUE;
+  fakecuda::SparseProperties(*a, sparseProperties);
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuArrayGetSparseProperties");
 }
@@ -446,7 +560,8 @@ CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, size_t dstOffset, const void* sr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyHtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_HOST, srcHost, 0, nullptr, 0, ByteCount), "cuMemcpyHtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoA");
 }
@@ -458,7 +573,8 @@ CUresult CUDAAPI cuMemcpyAtoH(void* dstHost, CUarray srcArray, size_t srcOffset,
   Side d, s;
   if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr, "cuMemcpyAtoH");
+  return fakecuda::Copy1D(st, d, s, ByteCount, true, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_HOST, dstHost, 0, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoH");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoH");
 }
@@ -470,7 +586,8 @@ CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, size_t dstOffset, CUdeviceptr sr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::DeviceSideOf(st, srcDevice, ByteCount, fakecuda::kRead, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyDtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_DEVICE, nullptr, srcDevice, nullptr, 0, ByteCount), "cuMemcpyDtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyDtoA");
 }
@@ -482,7 +599,8 @@ CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray, size_t sr
   Side d, s;
   if (CUresult e = fakecuda::DeviceSideOf(st, dstDevice, ByteCount, fakecuda::kWrite, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoD");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_DEVICE, nullptr, dstDevice, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoD");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoD");
 }
@@ -494,7 +612,8 @@ CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, size_t dstOffset, CUarray srcArr
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr, "cuMemcpyAtoA");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, false, nullptr,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoA");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoA");
 }
@@ -506,7 +625,8 @@ CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset, const voi
   Side d, s;
   if (CUresult e = fakecuda::ArrayBytes(st, dstArray, dstOffset, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::HostSide(st, srcHost, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyHtoAAsync");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_ARRAY, nullptr, 0, dstArray, dstOffset, CU_MEMORYTYPE_HOST, srcHost, 0, nullptr, 0, ByteCount), "cuMemcpyHtoAAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyHtoAAsync");
 }
@@ -518,7 +638,8 @@ CUresult CUDAAPI cuMemcpyAtoHAsync(void* dstHost, CUarray srcArray, size_t srcOf
   Side d, s;
   if (CUresult e = fakecuda::HostSide(st, dstHost, ByteCount, &d); e != CUDA_SUCCESS) return e;
   if (CUresult e = fakecuda::ArrayBytes(st, srcArray, srcOffset, ByteCount, &s); e != CUDA_SUCCESS) return e;
-  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream, "cuMemcpyAtoHAsync");
+  return fakecuda::Copy1D(st, d, s, ByteCount, false, true, hStream,
+                            fakecuda::Describe1D(CU_MEMORYTYPE_HOST, dstHost, 0, nullptr, 0, CU_MEMORYTYPE_ARRAY, nullptr, 0, srcArray, srcOffset, ByteCount), "cuMemcpyAtoHAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpyAtoHAsync");
 }

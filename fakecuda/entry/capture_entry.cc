@@ -268,6 +268,31 @@ bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintpt
   return true;
 }
 
+bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUresult* result) {
+  if (st->graphs().captures().empty()) return false;
+  Stream* s = QuietResolve(st, h);
+  if (s == nullptr) return false;
+  StreamCapture* part = nullptr;
+  CaptureSequence* seq = nullptr;
+  switch (RouteWork(st, s, result, &part, &seq)) {
+    case Route::kRun:
+      return false;
+    case Route::kDone:
+      return true;
+    case Route::kCapture:
+      break;
+  }
+  if (copy.WidthInBytes == 0 || copy.Height == 0 || copy.Depth == 0) {
+    *result = CUDA_SUCCESS;  // nothing to copy: no node (as CaptureCopy)
+    return true;
+  }
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  node.copy = copy;
+  *result = AddCaptured(st, part, seq, std::move(node));
+  return true;
+}
+
 bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned value,
                    std::size_t element_size, std::size_t count, CUresult* result) {
   if (st->graphs().captures().empty()) return false;

@@ -39,6 +39,11 @@ bool CaptureHostFunction(DriverState* st, Stream* s, CUhostFn fn, void* data, CU
 bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintptr_t dst,
                  CUmemorytype src_type, std::uintptr_t src, std::size_t bytes, CUresult* result)
     CUHAL_REQUIRES(st->mu);
+// The asynchronous copies with a CUDA array side (cuMemcpyHtoAAsync, cuMemcpyAtoHAsync,
+// cuMemcpy2DAsync, cuMemcpy3DAsync), their sides already resolved by the caller: a memcpy node
+// of `copy` (captured on the H100, measured 2026-12-06: array_probe "capture").
+bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUresult* result)
+    CUHAL_REQUIRES(st->mu);
 // cuMemsetD{8,16,32}Async: a memset node.
 bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned value,
                    std::size_t element_size, std::size_t count, CUresult* result)

@@ -23,6 +23,11 @@ CUresult CheckBodyNode(DriverState* st, const GraphState& g, const GraphNode& no
 // Whether graph `g` holds a conditional node (directly or in a child graph's copy): such a graph
 // cannot be cloned or used as a child graph, and has one executable graph at a time (cuda.h).
 bool GraphHasConditional(DriverState* st, const GraphState& g) CUHAL_REQUIRES(st->mu);
+// cuGraphInstantiateWithFlags: CUDA_ERROR_INVALID_VALUE when graph `g` or one of its bodies
+// (recursively) has a conditional handle that no conditional node among them uses (cuda.h: such
+// handles "may cause graph instantiation to fail"; the H100 refused a graph whose only conditional
+// node had been destroyed, measured 2026-12-06, graphnode_probe "cond:graph_ops").
+CUresult CheckHandlesUsed(DriverState* st, const GraphState& g) CUHAL_REQUIRES(st->mu);
 // cuGraphInstantiateWithFlags: copies the body graphs of the conditional nodes among `nodes` (an
 // executable graph's copies) into their snapshots, recursively. CUDA_ERROR_INVALID_VALUE when a
 // body has a cycle or the nesting is deeper than 64.

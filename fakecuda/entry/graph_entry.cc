@@ -19,6 +19,7 @@
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/entry/graph_conditional_hooks.h"
 #include "fakecuda/entry/graph_internal.h"
+#include "fakecuda/internal/array_model.h"
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/graph_model.h"
@@ -69,7 +70,7 @@ CUresult ResolveSide(DriverState* st, int type, const void* host, CUdeviceptr de
     case CU_MEMORYTYPE_HOST: address = reinterpret_cast<std::uintptr_t>(host); break;
     case CU_MEMORYTYPE_DEVICE:
     case CU_MEMORYTYPE_UNIFIED: address = device; break;
-    case CU_MEMORYTYPE_ARRAY: return CUDA_ERROR_NOT_SUPPORTED;  // CUDA arrays are not modelled
+    case CU_MEMORYTYPE_ARRAY: return CUDA_ERROR_INVALID_VALUE;  // MemcpyOp resolves arrays
     default: return CUDA_ERROR_INVALID_VALUE;
   }
   if (address == 0) return CUDA_ERROR_INVALID_VALUE;
@@ -130,6 +131,25 @@ std::uintptr_t SideAddress(int type, const void* host, CUdeviceptr device) {
 }  // namespace
 
 // The op of a memcpy node, with its memory resolved now.
+// A memcpy node's CUDA array side (array_model.h's packed layout): its pitch and layer height,
+// and its bytes at (x, y, z), the box inside the array; CUDA_ERROR_INVALID_VALUE otherwise.
+CUresult MemcpyArraySide(DriverState* st, CUarray handle, std::size_t x, std::size_t y, std::size_t z,
+                   std::size_t width, std::size_t height, std::size_t depth, std::size_t* pitch,
+                   std::size_t* rows, std::byte** data, std::shared_ptr<ArrayBacking>* keep)
+    CUHAL_REQUIRES(st->mu) {
+  const ArrayRecord* a = st->arrays().Find(handle);
+  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (x > a->row_bytes || width > a->row_bytes - x || y > a->rows || height > a->rows - y ||
+      z > a->layers || depth > a->layers - z) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pitch = a->row_bytes;
+  *rows = a->rows;
+  *data = a->backing->data() + (z * a->rows + y) * a->row_bytes + x;
+  *keep = a->backing;
+  return CUDA_SUCCESS;
+}
+
 CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRES(st->mu) {
   if (c.srcLOD != 0 || c.dstLOD != 0) return CUDA_ERROR_INVALID_VALUE;
   std::size_t height = std::max<std::size_t>(c.Height, 1), depth = std::max<std::size_t>(c.Depth, 1);
@@ -138,6 +158,27 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRE
   std::size_t dst_pitch = c.dstPitch != 0 ? c.dstPitch : width;
   std::size_t src_height = c.srcHeight != 0 ? c.srcHeight : height;
   std::size_t dst_height = c.dstHeight != 0 ? c.dstHeight : height;
+  // CUDA array sides (captured array copies, measured on the H100 2026-12-06: array_probe
+  // "capture"; cuGraphAddMemcpyNode with an array): their own pitch and layer height.
+  const bool src_array = EnumBits(c.srcMemoryType) == CU_MEMORYTYPE_ARRAY;
+  const bool dst_array = EnumBits(c.dstMemoryType) == CU_MEMORYTYPE_ARRAY;
+  std::byte* src_array_data = nullptr;
+  std::byte* dst_array_data = nullptr;
+  std::shared_ptr<ArrayBacking> src_keep, dst_keep;
+  if (src_array) {
+    if (CUresult e = MemcpyArraySide(st, c.srcArray, c.srcXInBytes, c.srcY, c.srcZ, width, height, depth,
+                               &src_pitch, &src_height, &src_array_data, &src_keep);
+        e != CUDA_SUCCESS) {
+      return e;
+    }
+  }
+  if (dst_array) {
+    if (CUresult e = MemcpyArraySide(st, c.dstArray, c.dstXInBytes, c.dstY, c.dstZ, width, height, depth,
+                               &dst_pitch, &dst_height, &dst_array_data, &dst_keep);
+        e != CUDA_SUCCESS) {
+      return e;
+    }
+  }
   if ((height > 1 || depth > 1) && (src_pitch < width || dst_pitch < width)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -148,15 +189,21 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRE
       width == 0 ? 0 : (depth - 1) * src_pitch * src_height + (height - 1) * src_pitch + width;
   std::size_t dst_span =
       width == 0 ? 0 : (depth - 1) * dst_pitch * dst_height + (height - 1) * dst_pitch + width;
-  std::byte* src = nullptr;
-  std::byte* dst = nullptr;
-  if (CUresult e = ResolveSide(st, EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice, src_offset, src_span, &src);
-      e != CUDA_SUCCESS) {
-    return e;
+  std::byte* src = src_array_data;
+  std::byte* dst = dst_array_data;
+  if (!src_array) {
+    if (CUresult e = ResolveSide(st, EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice, src_offset,
+                                 src_span, &src);
+        e != CUDA_SUCCESS) {
+      return e;
+    }
   }
-  if (CUresult e = ResolveSide(st, EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice, dst_offset, dst_span, &dst);
-      e != CUDA_SUCCESS) {
-    return e;
+  if (!dst_array) {
+    if (CUresult e = ResolveSide(st, EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice, dst_offset,
+                                 dst_span, &dst);
+        e != CUDA_SUCCESS) {
+      return e;
+    }
   }
   bool d2d = EnumBits(c.srcMemoryType) == CU_MEMORYTYPE_DEVICE &&
              EnumBits(c.dstMemoryType) == CU_MEMORYTYPE_DEVICE;
@@ -165,14 +212,20 @@ CUresult MemcpyOp(DriverState* st, const CUDA_MEMCPY3D& c, Op* op) CUHAL_REQUIRE
   if (width == 0) return CUDA_SUCCESS;
   std::size_t src_slice = src_pitch * src_height, dst_slice = dst_pitch * dst_height;
   if (st->race() != nullptr) {
-    AddRowAccesses(&op->accesses,
-                   SideAddress(EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice) + src_offset,
-                   width, src_pitch, src_slice, height, depth, false);
-    AddRowAccesses(&op->accesses,
-                   SideAddress(EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice) + dst_offset,
-                   width, dst_pitch, dst_slice, height, depth, true);
+    if (!src_array) {
+      AddRowAccesses(&op->accesses,
+                     SideAddress(EnumBits(c.srcMemoryType), c.srcHost, c.srcDevice) + src_offset,
+                     width, src_pitch, src_slice, height, depth, false);
+    }
+    if (!dst_array) {
+      AddRowAccesses(&op->accesses,
+                     SideAddress(EnumBits(c.dstMemoryType), c.dstHost, c.dstDevice) + dst_offset,
+                     width, dst_pitch, dst_slice, height, depth, true);
+    }
   }
-  op->body = [=] {
+  // The arrays' bytes stay alive while the op is queued (array_model.h invariant 2).
+  op->body = [=, keep = std::make_pair(src_keep, dst_keep)] {
+    (void)keep;
     for (std::size_t z = 0; z < depth; ++z) {
       for (std::size_t y = 0; y < height; ++y) {
         EngineMove(dst + z * dst_slice + y * dst_pitch, src + z * src_slice + y * src_pitch, width);
@@ -293,8 +346,10 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) try {
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // A graph a capture is building belongs to the capture until it ends (modelling choice).
-  if (g->capture_id != 0) return CUDA_ERROR_INVALID_VALUE;
+  // A graph a capture is building belongs to the capture until it ends (modelling choice); a
+  // conditional node's body belongs to its node (measured 2026-12-06, H100 driver 580.159.04,
+  // graphnode_probe "cond:destroy_body": CUDA_ERROR_INVALID_VALUE).
+  if (g->capture_id != 0 || g->owner_node != 0) return CUDA_ERROR_INVALID_VALUE;
   // Executable graphs made from it are independent copies and stay valid.
   graphs.DestroyGraph(g->id);
   return CUDA_SUCCESS;
@@ -437,6 +492,10 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // A conditional node's body is instantiated only with its parent (measured 2026-12-06, H100
+  // driver 580.159.04, graphnode_probe "cond:destroy_body": CUDA_ERROR_NOT_SUPPORTED).
+  if (g->owner_node != 0) return CUDA_ERROR_NOT_SUPPORTED;
+  if (CUresult e = fakecuda::CheckHandlesUsed(st, *g); e != CUDA_SUCCESS) return e;
   // A graph still being captured (from cuStreamGetCaptureInfo) instantiates as it is so far:
   // measured (graph_probe modelling).
   std::vector<GraphNode> nodes;

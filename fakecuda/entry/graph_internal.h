@@ -47,6 +47,12 @@ CUresult TakeGraphMemory(DriverState* st, GraphExecState* exec, const Stream* s,
 void ReserveGraphMemory(DriverState* st, GraphExecState* exec) CUHAL_REQUIRES(st->mu);
 // The op of a memory free node of `dptr` for the launch being enqueued.
 void MemFreeOp(DriverState* st, CUdeviceptr dptr, Op* op) CUHAL_REQUIRES(st->mu);
+// cuGraphExecNodeSetParams of the child graph node `child_node` (of the graph `exec` was made
+// from) with the graph `child` (graph_update_entry.cc): CUDA_SUCCESS when `child` has the shape of
+// the child expanded at instantiation (its nodes then carry the new parameters),
+// CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE otherwise (nothing changed).
+CUresult ExecSetChildGraph(DriverState* st, GraphExecState* exec, std::uint64_t child_node,
+                           const GraphState& child) CUHAL_REQUIRES(st->mu);
 // The graph of `id`, or null.
 GraphState* GraphById(DriverState* st, std::uint64_t id) CUHAL_REQUIRES(st->mu);
 

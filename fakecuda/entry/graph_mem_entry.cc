@@ -165,6 +165,7 @@ std::vector<GraphNode> FlattenChildGraphs(DriverState* st, std::vector<GraphNode
     std::set<std::uint64_t> depended;
     for (GraphNode& c : inner) {
       c.id = fresh.at(c.id);
+      c.from_child = n.id;  // the outermost child graph node wins (set last)
       for (std::uint64_t& d : c.deps) {
         d = fresh.at(d);
         depended.insert(d);
@@ -221,8 +222,12 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGra
   for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
   // Measured: a child graph with a memory alloc node is refused (free nodes: modelled alike).
   if (fakecuda::HasMemoryNodes(*copy)) return CUDA_ERROR_NOT_SUPPORTED;
-  // A graph with conditional nodes cannot be a child graph (cuda.h).
-  if (fakecuda::GraphHasConditional(st, *child)) return CUDA_ERROR_INVALID_VALUE;
+  // A graph with conditional nodes, or a conditional node's body, cannot be a child graph:
+  // CUDA_ERROR_NOT_SUPPORTED (measured 2026-12-06, H100 driver 580.159.04, graphnode_probe
+  // "cond:graph_ops").
+  if (child->owner_node != 0 || fakecuda::GraphHasConditional(st, *child)) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_GRAPH;
   node.child = std::move(copy);

@@ -1,7 +1,10 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the generic graph-node API (cuGraphAddNode, cuda.h 13's _v2 with edge data and
-// the older symbol without; cuGraphNodeSetParams; cuGraphExecNodeSetParams) and conditional nodes
-// (cuGraphConditionalHandleCreate, CU_GRAPH_NODE_TYPE_CONDITIONAL). State:
+// the older symbol without; cuGraphNodeSetParams; cuGraphExecNodeSetParams), the memcpy and memset
+// node getters and setters (cuGraphMemcpyNodeGetParams/SetParams, cuGraphMemsetNodeGetParams/
+// SetParams) and conditional nodes (cuGraphConditionalHandleCreate,
+// CU_GRAPH_NODE_TYPE_CONDITIONAL). The answers were measured on an H100 (driver 580.159.04,
+// 2026-12-06, ci/gpu-probes/graphnode_probe.cc; docs/driver_facts.md). State:
 // fakecuda/internal/graph_conditional.h (handles, a conditional node's bodies) in GraphModel.
 //
 // cuGraphAddNode checks what is common to every node (the parameter block's reserved bytes, the
@@ -113,33 +116,11 @@ bool AllowedInBody(CUgraphNodeType type) {
   }
 }
 
-// Whether graph `g` is `ancestor` or lies (as a body) inside one of its conditional nodes.
-bool WithinGraph(GraphModel& graphs, const GraphState* g, std::uint64_t ancestor) {
-  for (int depth = 0; g != nullptr && depth < 1024; ++depth) {
-    if (g->id == ancestor) return true;
-    if (g->owner_node == 0) return false;
-    const std::uint64_t parent = graphs.GraphOfNode(g->owner_node);
-    g = graphs.FindGraph(EncodeHandle<CUgraph>(HandleKind::kGraph, parent));
-  }
-  return false;
-}
-
 // Whether any node of `nodes` (or of a child graph's copy among them) is a conditional node.
 bool AnyConditional(const std::vector<GraphNode>& nodes) {
   for (const GraphNode& n : nodes) {
     if (n.type == CU_GRAPH_NODE_TYPE_CONDITIONAL) return true;
     if (n.child != nullptr && AnyConditional(*n.child)) return true;
-  }
-  return false;
-}
-
-// Whether `nodes` (or a child graph's copy among them) hold memory alloc or free nodes.
-bool AnyMemoryNode(const std::vector<GraphNode>& nodes) {
-  for (const GraphNode& n : nodes) {
-    if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n.type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
-      return true;
-    }
-    if (n.child != nullptr && AnyMemoryNode(*n.child)) return true;
   }
   return false;
 }
@@ -183,10 +164,14 @@ CUresult MakeConditional(DriverState* st, GraphState* g, CUDA_CONDITIONAL_NODE_P
                          GraphNode* node, std::vector<std::uint64_t>* bodies)
     CUHAL_REQUIRES(st->mu) {
   GraphModel& graphs = st->graphs();
-  const ConditionalHandle* h = graphs.conditionals().Find(p->handle);
+  // The handle's value is resolved in this graph, then in the graphs it is a body of
+  // (graph_conditional.h invariant 1).
+  const ConditionalHandle* h = nullptr;
+  for (const GraphState* in = g; in != nullptr && h == nullptr;) {
+    h = graphs.conditionals().Find(in->id, p->handle);
+    in = in->owner_node == 0 ? nullptr : GraphById(st, graphs.GraphOfNode(in->owner_node));
+  }
   if (h == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // The handle must be of this graph or of a graph this one is a body of.
-  if (!WithinGraph(graphs, g, h->graph_id)) return CUDA_ERROR_INVALID_VALUE;
   const int cond_type = RawEnum(p->type);
   if (cond_type != CU_GRAPH_COND_TYPE_IF && cond_type != CU_GRAPH_COND_TYPE_WHILE &&
       cond_type != CU_GRAPH_COND_TYPE_SWITCH) {
@@ -205,12 +190,9 @@ CUresult MakeConditional(DriverState* st, GraphState* g, CUDA_CONDITIONAL_NODE_P
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
-  Context* ctx = nullptr;
-  if (p->ctx == nullptr) {
-    ctx = st->CurrentContext();
-  } else {
-    ctx = st->FindContext(p->ctx);
-  }
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "cond:add"): a null context is
+  // refused (CUDA_ERROR_INVALID_CONTEXT) even with a context current.
+  Context* ctx = p->ctx == nullptr ? nullptr : st->FindContext(p->ctx);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (ctx->id != h->ctx_id) return CUDA_ERROR_INVALID_VALUE;
   node->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
@@ -262,10 +244,23 @@ GraphNode* WritableExecNode(GraphExecState& exec, std::uint64_t id) {
   return nullptr;
 }
 
-bool ExecHasNode(const GraphExecState& exec, std::uint64_t id) {
-  return std::any_of(exec.order->begin(), exec.order->end(),
-                     [id](const GraphNode& n) { return n.id == id; });
+// Whether `nodes` (or a conditional node's body snapshot among them, recursively) hold node `id`.
+bool HasNode(const std::vector<GraphNode>& nodes, std::uint64_t id) {
+  for (const GraphNode& n : nodes) {
+    if (n.id == id) return true;
+    if (n.type == CU_GRAPH_NODE_TYPE_CONDITIONAL && n.cond.snapshot != nullptr) {
+      for (const std::vector<GraphNode>& body : *n.cond.snapshot) {
+        if (HasNode(body, id)) return true;
+      }
+    }
+  }
+  return false;
 }
+
+// Whether the executable graph holds node `id`: at its top level, or in a conditional node's
+// body (measured 2026-12-06, H100 driver 580.159.04, graphnode_probe "cond:graph_ops": a body's
+// kernel node takes cuGraphExecNodeSetParams).
+bool ExecHasNode(const GraphExecState& exec, std::uint64_t id) { return HasNode(*exec.order, id); }
 
 // Fills a kernel node from generic parameters (the checks of cuGraphAddKernelNode).
 CUresult KernelFrom(DriverState* st, const CUDA_KERNEL_NODE_PARAMS_v3& p, GraphNode* node)
@@ -348,18 +343,12 @@ CUresult SetGraphNode(DriverState* st, GraphNode* node, const CUgraphNodeParams&
       if (st->FindEvent(p.eventWait.event) == nullptr) return CUDA_ERROR_INVALID_VALUE;
       node->event = p.eventWait.event;
       return CUDA_SUCCESS;
-    case CU_GRAPH_NODE_TYPE_GRAPH: {
-      GraphModel& graphs = st->graphs();
-      GraphState* child = graphs.FindGraph(p.graph.graph);
-      if (child == nullptr) return CUDA_ERROR_INVALID_VALUE;
-      auto copy = std::make_shared<std::vector<GraphNode>>();
-      for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
-      if (AnyConditional(*copy)) return CUDA_ERROR_INVALID_VALUE;
-      // As cuGraphAddChildGraphNode (measured for the add): no memory nodes in a cloned child.
-      if (AnyMemoryNode(*copy)) return CUDA_ERROR_NOT_SUPPORTED;
-      node->child = std::move(copy);
-      return CUDA_SUCCESS;
-    }
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "setparams:graph"): a child
+      // graph node's graph cannot be changed in the graph (the node keeps its child); a null
+      // graph is CUDA_ERROR_INVALID_VALUE first.
+      if (st->graphs().FindGraph(p.graph.graph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_ERROR_NOT_SUPPORTED;
     default:
       // Memory alloc / free nodes cannot change (cuda.h); conditional, external semaphore and
       // batch memory operation nodes are not modelled here.
@@ -379,6 +368,14 @@ namespace {
 bool FitsInBody(DriverState* st, const GraphNode& node, std::uint64_t ctx_id, int depth)
     CUHAL_REQUIRES(st->mu) {
   if (depth > 64 || !AllowedInBody(node.type)) return false;
+  if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+    for (auto [type, host] : {std::pair{RawEnum(node.copy.srcMemoryType), node.copy.srcHost},
+                              std::pair{RawEnum(node.copy.dstMemoryType),
+                                        static_cast<const void*>(node.copy.dstHost)}}) {
+      const auto address = reinterpret_cast<std::uintptr_t>(host);
+      if (type == CU_MEMORYTYPE_HOST && st->FindAllocation(address, 1) == nullptr) return false;
+    }
+  }
   if (node.type == CU_GRAPH_NODE_TYPE_KERNEL) {
     ModuleModel& m = Modules(st);
     auto f = m.functions.find(node.function_id);
@@ -399,8 +396,18 @@ CUresult CheckBodyNode(DriverState* st, const GraphState& g, const GraphNode& no
   GraphModel& graphs = st->graphs();
   const std::uint64_t parent = graphs.GraphOfNode(g.owner_node);
   if (!graphs.NodeIn(g.owner_node, parent)) return CUDA_ERROR_INVALID_VALUE;  // node destroyed
-  const std::uint64_t ctx_id = graphs.node(g.owner_node).cond.ctx_id;
-  return FitsInBody(st, node, ctx_id, 0) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "cond:body", "cond:nested"):
+  // adding to a body refuses only a conditional node using the handle of an enclosing
+  // conditional node; every other node type is accepted here and refused when the parent graph
+  // is instantiated (SnapshotConditionals).
+  if (node.type != CU_GRAPH_NODE_TYPE_CONDITIONAL) return CUDA_SUCCESS;
+  const GraphState* body = &g;
+  for (int depth = 0; body != nullptr && body->owner_node != 0 && depth < 1024; ++depth) {
+    const GraphNode& owner = graphs.node(body->owner_node);
+    if (owner.cond.handle == node.cond.handle) return CUDA_ERROR_INVALID_VALUE;
+    body = GraphById(st, graphs.GraphOfNode(body->owner_node));
+  }
+  return CUDA_SUCCESS;
 }
 
 bool GraphHasConditional(DriverState* st, const GraphState& g) {
@@ -411,6 +418,40 @@ bool GraphHasConditional(DriverState* st, const GraphState& g) {
     if (n.child != nullptr && AnyConditional(*n.child)) return true;
   }
   return false;
+}
+
+namespace {
+
+// Collects the graphs of `g`'s hierarchy (itself and its bodies, recursively) and the handles
+// their conditional nodes use.
+void CollectHierarchy(DriverState* st, const GraphState& g, int depth,
+                      std::set<std::uint64_t>* graphs_seen, std::set<std::uint64_t>* used)
+    CUHAL_REQUIRES(st->mu) {
+  if (depth > 64 || !graphs_seen->insert(g.id).second) return;
+  GraphModel& graphs = st->graphs();
+  for (std::uint64_t id : g.nodes) {
+    const GraphNode& n = graphs.node(id);
+    if (n.type != CU_GRAPH_NODE_TYPE_CONDITIONAL) continue;
+    used->insert(n.cond.handle);
+    for (std::uint64_t body_id : n.cond.bodies) {
+      if (const GraphState* b = GraphById(st, body_id)) {
+        CollectHierarchy(st, *b, depth + 1, graphs_seen, used);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+CUresult CheckHandlesUsed(DriverState* st, const GraphState& g) {
+  std::set<std::uint64_t> graphs_seen, used;
+  CollectHierarchy(st, g, 0, &graphs_seen, &used);
+  for (std::uint64_t graph_id : graphs_seen) {
+    for (std::uint64_t h : st->graphs().conditionals().HandlesOf(graph_id)) {
+      if (used.count(h) == 0) return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return CUDA_SUCCESS;
 }
 
 CUresult SnapshotConditionals(DriverState* st, std::vector<GraphNode>* nodes, int depth) {
@@ -426,6 +467,13 @@ CUresult SnapshotConditionals(DriverState* st, std::vector<GraphNode>* nodes, in
       }
       body = FlattenChildGraphs(st, std::move(body));
       if (!Topological(&body)) return CUDA_ERROR_INVALID_VALUE;
+      // Measured (see CheckBodyNode): a body holding a node other than kernel, empty, child
+      // graph, memset, memcpy and conditional nodes, a kernel of another context than the
+      // conditional node's, or a copy from or to pageable host memory, fails the instantiation
+      // with CUDA_ERROR_INVALID_VALUE.
+      for (const GraphNode& b : body) {
+        if (!FitsInBody(st, b, n.cond.ctx_id, 0)) return CUDA_ERROR_INVALID_VALUE;
+      }
       if (CUresult e = SnapshotConditionals(st, &body, depth + 1); e != CUDA_SUCCESS) return e;
       bodies->push_back(std::move(body));
     }
@@ -538,7 +586,9 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
   FAKECUDA_ENTER_NOLOCK(cuGraphAddNode)
   {
     cuhal::MutexLock lock(st->mu);
-    if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    // No init check: measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "noinit"),
+    // before cuInit the generic calls answer CUDA_ERROR_INVALID_VALUE for a null graph or node
+    // (no graph or node exists before cuInit, so every call ends there or earlier).
     if (phGraphNode == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (st->graphs().FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult e = fakecuda::CheckParamBlock(*nodeParams); e != CUDA_SUCCESS) return e;
@@ -556,6 +606,27 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
   }
   // The type-specific entry points check the rest (with the lock taken again).
   CUgraphNodeParams& p = *nodeParams;
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "noctx"): with no context
+  // current, a memset or memcpy node whose ctx is NULL is accepted. The fake gives the node the
+  // context of the device memory it writes (when that memory is known).
+  CUcontext memory_ctx = nullptr;
+  if (p.type == CU_GRAPH_NODE_TYPE_MEMSET || p.type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+    cuhal::MutexLock lock(st->mu);
+    const bool null_ctx = p.type == CU_GRAPH_NODE_TYPE_MEMSET ? p.memset.ctx == nullptr
+                                                              : p.memcpy.copyCtx == nullptr;
+    const std::uintptr_t target =
+        p.type == CU_GRAPH_NODE_TYPE_MEMSET
+            ? p.memset.dst
+            : (fakecuda::RawEnum(p.memcpy.copyParams.dstMemoryType) == CU_MEMORYTYPE_HOST
+                   ? reinterpret_cast<std::uintptr_t>(p.memcpy.copyParams.dstHost)
+                   : p.memcpy.copyParams.dstDevice);
+    if (null_ctx && st->CurrentContext() == nullptr) {
+      if (const fakecuda::Allocation* a = st->FindAllocation(target, 1)) {
+        const CUcontext c = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, a->ctx_id);
+        if (st->FindContext(c) != nullptr) memory_ctx = c;
+      }
+    }
+  }
   switch (p.type) {
     case CU_GRAPH_NODE_TYPE_EMPTY:
       return cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
@@ -578,11 +649,12 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
     case CU_GRAPH_NODE_TYPE_MEMCPY:
       if (p.memcpy.flags != 0 || p.memcpy.reserved != 0) return CUDA_ERROR_INVALID_VALUE;
       return cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies,
-                                  &p.memcpy.copyParams, p.memcpy.copyCtx);
+                                  &p.memcpy.copyParams,
+                                  memory_ctx != nullptr ? memory_ctx : p.memcpy.copyCtx);
     case CU_GRAPH_NODE_TYPE_MEMSET: {
       const CUDA_MEMSET_NODE_PARAMS m = fakecuda::MemsetV1(p.memset);
       return cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, &m,
-                                  p.memset.ctx);
+                                  memory_ctx != nullptr ? memory_ctx : p.memset.ctx);
     }
     case CU_GRAPH_NODE_TYPE_HOST: {
       CUDA_HOST_NODE_PARAMS h{};
@@ -606,6 +678,11 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
       return cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies,
                                      p.eventWait.event);
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "add:mem"): an allocation
+      // asking for exportable handles (POSIX file descriptor) is CUDA_ERROR_NOT_SUPPORTED.
+      if (p.alloc.poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
       CUDA_MEM_ALLOC_NODE_PARAMS a{};
       a.poolProps = p.alloc.poolProps;
       a.accessDescs = p.alloc.accessDescs;
@@ -618,8 +695,29 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
     case CU_GRAPH_NODE_TYPE_MEM_FREE:
       return cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies,
                                    p.free.dptr);
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: {
+      // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "add:unmodelled"): an
+      // external-semaphore signal node with no semaphore, or with one null semaphore, is added
+      // (CUDA_SUCCESS; the semaphores are not looked at). The fake adds such a node too; it does
+      // not model external semaphores, so launching a graph holding one answers
+      // CUDA_ERROR_NOT_SUPPORTED (graph_entry.cc).
+      // A null array for a nonzero count crashed the real driver; the fake refuses it.
+      const bool signal = p.type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL;
+      const unsigned count = signal ? p.extSemSignal.numExtSems : p.extSemWait.numExtSems;
+      const bool arrays = signal ? p.extSemSignal.extSemArray != nullptr &&
+                                       p.extSemSignal.paramsArray != nullptr
+                                 : p.extSemWait.extSemArray != nullptr &&
+                                       p.extSemWait.paramsArray != nullptr;
+      if (count != 0 && !arrays) return CUDA_ERROR_INVALID_VALUE;
+      cuhal::MutexLock lock(st->mu);
+      GraphNode node;
+      node.type = p.type;
+      return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies,
+                               std::move(node));
+    }
     default:
-      // External semaphores and batch memory operations are not modelled.
+      // Batch memory operations are not modelled.
       return CUDA_ERROR_NOT_SUPPORTED;
   }
 } catch (...) {
@@ -638,7 +736,8 @@ CUresult CUDAAPI FakecudaGraphAddNodeV1(CUgraphNode* phGraphNode, CUgraph hGraph
 }
 
 CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphNodeSetParams)
+  FAKECUDA_ENTER_NOLOCK(cuGraphNodeSetParams)
+  cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
   if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::uint64_t graph_id = 0;
   GraphNode* n = st->graphs().FindNode(hNode, &graph_id);
@@ -657,12 +756,76 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* node
   return ::fakecuda::EntryFailed("cuGraphNodeSetParams");
 }
 
+// The type-specific getters and setters of memcpy and memset nodes, whichever way the node was
+// added (cuGraphAdd{Memcpy,Memset}Node, cuGraphAddNode, capture). NVIDIA's cuda-python
+// test_graph_poly reads a memcpy node added with cuGraphAddNode back with
+// cuGraphMemcpyNodeGetParams, sets it with cuGraphNodeSetParams and reads it again (CUDA_SUCCESS
+// each time on the real driver). A node of another type, a null or unknown node, a null
+// pointer: CUDA_ERROR_INVALID_VALUE (UNMEASURED; as the generic calls answer them). The setters
+// check the new parameters as cuGraphNodeSetParams does (they are that call with the current
+// context).
+CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) try {
+  FAKECUDA_ENTER(cuGraphMemcpyNodeGetParams)
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode* n = st->graphs().FindNode(hNode);
+  if (n == nullptr || n->type != CU_GRAPH_NODE_TYPE_MEMCPY) return CUDA_ERROR_INVALID_VALUE;
+  *nodeParams = n->copy;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemcpyNodeGetParams");
+}
+
+CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) try {
+  if (nodeParams == nullptr) {
+    FAKECUDA_ENTER(cuGraphMemcpyNodeSetParams)
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUgraphNodeParams p;
+  std::memset(&p, 0, sizeof p);
+  p.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  p.memcpy.copyParams = *nodeParams;
+  return cuGraphNodeSetParams(hNode, &p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemcpyNodeSetParams");
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode,
+                                            CUDA_MEMSET_NODE_PARAMS* nodeParams) try {
+  FAKECUDA_ENTER(cuGraphMemsetNodeGetParams)
+  if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode* n = st->graphs().FindNode(hNode);
+  if (n == nullptr || n->type != CU_GRAPH_NODE_TYPE_MEMSET) return CUDA_ERROR_INVALID_VALUE;
+  *nodeParams = n->memset;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemsetNodeGetParams");
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode,
+                                            const CUDA_MEMSET_NODE_PARAMS* nodeParams) try {
+  if (nodeParams == nullptr) {
+    FAKECUDA_ENTER(cuGraphMemsetNodeSetParams)
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUgraphNodeParams p;
+  std::memset(&p, 0, sizeof p);
+  p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  p.memset.dst = nodeParams->dst;
+  p.memset.pitch = nodeParams->pitch;
+  p.memset.value = nodeParams->value;
+  p.memset.elementSize = nodeParams->elementSize;
+  p.memset.width = nodeParams->width;
+  p.memset.height = nodeParams->height;
+  return cuGraphNodeSetParams(hNode, &p);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuGraphMemsetNodeSetParams");
+}
+
 CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                           CUgraphNodeParams* nodeParams) try {
   FAKECUDA_ENTER_NOLOCK(cuGraphExecNodeSetParams)
   {
-    cuhal::MutexLock lock(st->mu);
-    if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
     if (nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
     GraphExecState* exec = st->graphs().FindExec(hGraphExec);
     if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -670,6 +833,14 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hN
     if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult e = fakecuda::CheckParamBlock(*nodeParams); e != CUDA_SUCCESS) return e;
     if (nodeParams->type != n->type) return CUDA_ERROR_INVALID_VALUE;
+    if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+      // A child graph node is expanded at instantiation: its nodes carry its id.
+      if (nodeParams->graph.graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      const GraphState* child = st->graphs().FindGraph(nodeParams->graph.graph);
+      if (child == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      if (st->graphs().GraphOfNode(n->id) != exec->graph_id) return CUDA_ERROR_INVALID_VALUE;
+      return fakecuda::ExecSetChildGraph(st, exec, n->id, *child);
+    }
     if (!fakecuda::ExecHasNode(*exec, n->id)) return CUDA_ERROR_INVALID_VALUE;
     const CUgraphNodeParams& p = *nodeParams;
     switch (p.type) {
@@ -733,14 +904,17 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandl
                                                 CUgraph hGraph, CUcontext ctx,
                                                 unsigned int defaultLaunchValue,
                                                 unsigned int flags) try {
-  FAKECUDA_ENTER(cuGraphConditionalHandleCreate)
+  FAKECUDA_ENTER_NOLOCK(cuGraphConditionalHandleCreate)
+  cuhal::MutexLock lock(st->mu);  // no init check (measured, "noinit": see cuGraphAddNode)
   if (pHandle_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   GraphState* g = st->graphs().FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & ~static_cast<unsigned>(CU_GRAPH_COND_ASSIGN_DEFAULT)) != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  fakecuda::Context* c = ctx == nullptr ? st->CurrentContext() : st->FindContext(ctx);
+  // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "handle"): a null context is
+  // refused (CUDA_ERROR_INVALID_CONTEXT) even with a context current; it is not "the current".
+  fakecuda::Context* c = ctx == nullptr ? nullptr : st->FindContext(ctx);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   fakecuda::ConditionalHandle h;
   h.id = st->NewId();

@@ -241,8 +241,11 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
   GraphState* original = graphs.FindGraph(originalGraph);
   // A graph still being captured clones as it is so far: measured (graph_probe modelling).
   if (original == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // A graph with conditional nodes cannot be cloned (cuda.h).
-  if (fakecuda::GraphHasConditional(st, *original)) return CUDA_ERROR_NOT_SUPPORTED;
+  // A graph with conditional nodes cannot be cloned (cuda.h), nor a conditional node's body
+  // (measured 2026-12-06, H100 driver 580.159.04, graphnode_probe "cond:graph_ops").
+  if (original->owner_node != 0 || fakecuda::GraphHasConditional(st, *original)) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   const std::vector<std::uint64_t> ids = original->nodes;
   std::map<std::uint64_t, std::uint64_t> fresh;
   for (std::uint64_t id : ids) fresh[id] = st->NewId();

@@ -36,6 +36,8 @@
 #include <vector>
 
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/graph_conditional_hooks.h"
+#include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/graph_model.h"
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
@@ -67,14 +69,51 @@ std::vector<GraphNode>& WritableOrder(GraphExecState& exec) {
   return const_cast<std::vector<GraphNode>&>(*exec.order);
 }
 
-// The index in `exec`'s order of the node `handle` (a node of the graph it was made from), or -1.
-long FindExecNode(const GraphExecState& exec, CUgraphNode handle) {
-  if (handle == nullptr) return -1;
-  const std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, handle);
-  for (std::size_t i = 0; i < exec.order->size(); ++i) {
-    if ((*exec.order)[i].id == id) return static_cast<long>(i);
+// The node `id` among `nodes` or in the body snapshots of their conditional nodes (recursively).
+const GraphNode* FindInNodes(const std::vector<GraphNode>& nodes, std::uint64_t id) {
+  for (const GraphNode& n : nodes) {
+    if (n.id == id) return &n;
+    if (n.type == CU_GRAPH_NODE_TYPE_CONDITIONAL && n.cond.snapshot != nullptr) {
+      for (const std::vector<GraphNode>& body : *n.cond.snapshot) {
+        if (const GraphNode* f = FindInNodes(body, id)) return f;
+      }
+    }
   }
-  return -1;
+  return nullptr;
+}
+
+// Replaces the node of next.id among `nodes` or in a body snapshot (each snapshot on the way
+// copied first: launches still queued keep theirs). True when found.
+bool ReplaceInNodes(std::vector<GraphNode>& nodes, const GraphNode& next) {
+  for (GraphNode& n : nodes) {
+    if (n.id == next.id) {
+      n = next;
+      return true;
+    }
+    if (n.type == CU_GRAPH_NODE_TYPE_CONDITIONAL && n.cond.snapshot != nullptr) {
+      auto copy = std::make_shared<std::vector<std::vector<GraphNode>>>(*n.cond.snapshot);
+      for (std::vector<GraphNode>& body : *copy) {
+        if (ReplaceInNodes(body, next)) {
+          n.cond.snapshot = std::move(copy);
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// The node `handle` (a node of the graph `exec` was made from, or of a conditional node's body
+// in it) in `exec`, or null. Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe
+// "cond:graph_ops"): a body's kernel node takes cuGraphExecNodeSetParams, and the next launch
+// runs the new parameters.
+const GraphNode* FindExecNode(const GraphExecState& exec, CUgraphNode handle) {
+  if (handle == nullptr) return nullptr;
+  return FindInNodes(*exec.order, DecodeHandle(HandleKind::kGraphNode, handle));
+}
+
+void ReplaceExecNode(GraphExecState& exec, const GraphNode& next) {
+  ReplaceInNodes(WritableOrder(exec), next);
 }
 
 // The memory type of one side of a copy, as an operand class (host or device-addressed).
@@ -167,13 +206,14 @@ CUgraphNode NodeHandle(std::uint64_t id) {
   return EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, id);
 }
 
-// cuGraphExecUpdate's checks (see the top of the file). On success fills `updated` with the
-// executable graph's nodes carrying the new parameters.
-CUgraphExecUpdateResult CheckUpdate(DriverState* st, const GraphExecState& exec,
+// cuGraphExecUpdate's checks (see the top of the file) of the nodes `old` (an executable graph's,
+// or a conditional node's body snapshot at `depth` > 0) against `fresh`. On success fills
+// `updated` with the old nodes carrying the new parameters.
+CUgraphExecUpdateResult CheckUpdate(DriverState* st, const std::vector<GraphNode>& old,
                                     const std::vector<const GraphNode*>& fresh,
                                     CUgraphNode* error_node, CUgraphNode* error_from,
-                                    std::vector<GraphNode>* updated) CUHAL_REQUIRES(st->mu) {
-  const std::vector<GraphNode>& old = *exec.order;
+                                    std::vector<GraphNode>* updated, int depth = 0)
+    CUHAL_REQUIRES(st->mu) {
   if (fresh.size() != old.size()) return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
   std::map<std::uint64_t, std::uint64_t> paired;  // new node id -> executable graph node id
   for (std::size_t i = 0; i < old.size(); ++i) paired[fresh[i]->id] = old[i].id;
@@ -233,6 +273,36 @@ CUgraphExecUpdateResult CheckUpdate(DriverState* st, const GraphExecState& exec,
         break;
       case CU_GRAPH_NODE_TYPE_EMPTY:
         break;
+      case CU_GRAPH_NODE_TYPE_CONDITIONAL: {
+        // Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "cond:graph_ops"): a
+        // conditional node of the same type and size updates its bodies node by node (the next
+        // launch uses the new graph's handle default and body parameters); a body of another
+        // node count is TOPOLOGY_CHANGED with no error node; another conditional type is
+        // ERROR_NOT_SUPPORTED with the node.
+        std::vector<GraphNode> probe{n};  // the new node's bodies, as instantiation copies them
+        if (n.cond.type != old[i].cond.type || n.cond.size != old[i].cond.size ||
+            old[i].cond.snapshot == nullptr || depth > 64 ||
+            SnapshotConditionals(st, &probe) != CUDA_SUCCESS || probe[0].cond.snapshot == nullptr ||
+            probe[0].cond.snapshot->size() != old[i].cond.snapshot->size()) {
+          *error_node = NodeHandle(n.id);
+          return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
+        }
+        auto bodies = std::make_shared<std::vector<std::vector<GraphNode>>>();
+        for (std::size_t b = 0; b < probe[0].cond.snapshot->size(); ++b) {
+          std::vector<const GraphNode*> fresh_body;
+          for (const GraphNode& x : (*probe[0].cond.snapshot)[b]) fresh_body.push_back(&x);
+          std::vector<GraphNode> updated_body;
+          CUgraphNode body_node = nullptr, body_from = nullptr;  // not reported (measured)
+          const CUgraphExecUpdateResult r =
+              CheckUpdate(st, (*old[i].cond.snapshot)[b], fresh_body, &body_node, &body_from,
+                          &updated_body, depth + 1);
+          if (r != CU_GRAPH_EXEC_UPDATE_SUCCESS) return r;
+          bodies->push_back(std::move(updated_body));
+        }
+        u.cond.snapshot = std::move(bodies);
+        u.cond.handle = n.cond.handle;
+        break;
+      }
       default:
         *error_node = NodeHandle(n.id);
         return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
@@ -242,6 +312,50 @@ CUgraphExecUpdateResult CheckUpdate(DriverState* st, const GraphExecState& exec,
 }
 
 }  // namespace
+
+// Measured 2026-12-06, H100 driver 580.159.04 (graphnode_probe "setparams:exec"): a child graph
+// of the same shape is taken (the next launch runs its parameters); another shape (an empty
+// child for a one-node one) is CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE. The expanded nodes are
+// paired with the new child's in creation order (their ids were made in that order at
+// instantiation) and checked as cuGraphExecUpdate checks nodes.
+CUresult ExecSetChildGraph(DriverState* st, GraphExecState* exec, std::uint64_t child_node,
+                           const GraphState& child) {
+  GraphModel& graphs = st->graphs();
+  std::vector<GraphNode> old;
+  for (const GraphNode& n : *exec->order) {
+    if (n.from_child == child_node) old.push_back(n);
+  }
+  std::sort(old.begin(), old.end(),
+            [](const GraphNode& a, const GraphNode& b) { return a.id < b.id; });
+  std::set<std::uint64_t> inside;
+  for (const GraphNode& n : old) inside.insert(n.id);
+  std::vector<GraphNode> stripped = old;  // edges to nodes outside the child dropped
+  for (GraphNode& n : stripped) {
+    std::vector<std::uint64_t> deps;
+    for (std::uint64_t d : n.deps) {
+      if (inside.count(d) != 0) deps.push_back(d);
+    }
+    n.deps = std::move(deps);
+  }
+  std::vector<GraphNode> copy;
+  for (std::uint64_t id : child.nodes) copy.push_back(graphs.node(id));
+  const std::vector<GraphNode> fresh_nodes = FlattenChildGraphs(st, std::move(copy));
+  std::vector<const GraphNode*> fresh;
+  for (const GraphNode& n : fresh_nodes) fresh.push_back(&n);
+  std::vector<GraphNode> updated;
+  CUgraphNode error_node = nullptr, error_from = nullptr;
+  if (CheckUpdate(st, stripped, fresh, &error_node, &error_from, &updated) !=
+      CU_GRAPH_EXEC_UPDATE_SUCCESS) {
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  }
+  for (std::size_t i = 0; i < updated.size(); ++i) {
+    GraphNode next = updated[i];
+    next.deps = old[i].deps;  // the edges of the executable graph stay
+    ReplaceExecNode(*exec, next);
+  }
+  return CUDA_SUCCESS;
+}
+
 }  // namespace fakecuda
 
 extern "C" {
@@ -251,16 +365,16 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphN
   FAKECUDA_ENTER(cuGraphExecKernelNodeSetParams)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const long index = fakecuda::FindExecNode(*exec, hNode);
-  if (index < 0) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode& current = (*exec->order)[static_cast<std::size_t>(index)];
+  const GraphNode* found = fakecuda::FindExecNode(*exec, hNode);
+  if (found == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode& current = *found;
   if (current.type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_INVALID_VALUE;
   GraphNode next = current;
   const std::uint64_t ctx_id = fakecuda::FunctionContext(st, current.function_id);
   if (CUresult e = fakecuda::KernelNodeFrom(st, *nodeParams, ctx_id, &next); e != CUDA_SUCCESS) {
     return e;
   }
-  fakecuda::WritableOrder(*exec)[static_cast<std::size_t>(index)] = std::move(next);
+  fakecuda::ReplaceExecNode(*exec, next);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecKernelNodeSetParams");
@@ -272,16 +386,18 @@ CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphN
   FAKECUDA_ENTER(cuGraphExecMemsetNodeSetParams)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || memsetParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const long index = fakecuda::FindExecNode(*exec, hNode);
-  if (index < 0) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode& current = (*exec->order)[static_cast<std::size_t>(index)];
+  const GraphNode* found = fakecuda::FindExecNode(*exec, hNode);
+  if (found == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode& current = *found;
   if (current.type != CU_GRAPH_NODE_TYPE_MEMSET) return CUDA_ERROR_INVALID_VALUE;
   if (ctx == nullptr ? st->CurrentContext() == nullptr : st->FindContext(ctx) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (!fakecuda::MemsetShapeKept(current.memset, *memsetParams)) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckMemsetNodeParams(st, *memsetParams); e != CUDA_SUCCESS) return e;
-  fakecuda::WritableOrder(*exec)[static_cast<std::size_t>(index)].memset = *memsetParams;
+  GraphNode next = current;
+  next.memset = *memsetParams;
+  fakecuda::ReplaceExecNode(*exec, next);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecMemsetNodeSetParams");
@@ -293,9 +409,9 @@ CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphN
   FAKECUDA_ENTER(cuGraphExecMemcpyNodeSetParams)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || copyParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const long index = fakecuda::FindExecNode(*exec, hNode);
-  if (index < 0) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode& current = (*exec->order)[static_cast<std::size_t>(index)];
+  const GraphNode* found = fakecuda::FindExecNode(*exec, hNode);
+  if (found == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode& current = *found;
   if (current.type != CU_GRAPH_NODE_TYPE_MEMCPY) return CUDA_ERROR_INVALID_VALUE;
   if (ctx == nullptr ? st->CurrentContext() == nullptr : st->FindContext(ctx) == nullptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -304,7 +420,9 @@ CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphN
   // 1-dimensional. Zero-length operations are not supported." (CUDA documentation)
   if (!fakecuda::MemcpyShapeKept(current.copy, *copyParams)) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckMemcpyNodeParams(st, *copyParams); e != CUDA_SUCCESS) return e;
-  fakecuda::WritableOrder(*exec)[static_cast<std::size_t>(index)].copy = *copyParams;
+  GraphNode next = current;
+  next.copy = *copyParams;
+  fakecuda::ReplaceExecNode(*exec, next);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecMemcpyNodeSetParams");
@@ -325,7 +443,7 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
   CUgraphNode error_node = nullptr;
   CUgraphNode error_from = nullptr;
   const CUgraphExecUpdateResult result =
-      fakecuda::CheckUpdate(st, *exec, fresh, &error_node, &error_from, &updated);
+      fakecuda::CheckUpdate(st, *exec->order, fresh, &error_node, &error_from, &updated);
   resultInfo->result = result;
   resultInfo->errorNode = error_node;
   resultInfo->errorFromNode = error_from;

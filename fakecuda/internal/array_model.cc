@@ -9,11 +9,26 @@
 namespace fakecuda {
 namespace {
 
-constexpr unsigned kKnownFlags = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
-                                 CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_TEXTURE_GATHER |
-                                 CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT |
-                                 CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING |
-                                 CUDA_ARRAY3D_VIDEO_ENCODE_DECODE;
+// The flags cuArray3DCreate accepts. Measured 2026-12-06, H100 driver 580.159.04 (array_probe
+// "create3d"): CUDA_ARRAY3D_DEPTH_TEXTURE and CUDA_ARRAY3D_COLOR_ATTACHMENT are refused
+// (CUDA_ERROR_INVALID_VALUE) on every shape tried, undefined bits 0x200 and 0x1000 are refused,
+// and bit 31 (0x80000000) is accepted.
+constexpr unsigned kAcceptedFlags = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
+                                    CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_TEXTURE_GATHER |
+                                    CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING |
+                                    CUDA_ARRAY3D_VIDEO_ENCODE_DECODE | 0x80000000u;
+
+// Block-linear layout (measured through cuArrayGetMemoryRequirements and cuMemGetInfo,
+// 2026-12-06, H100 driver 580.159.04, array_probe "memreq" and "meminfo"): rows are padded to
+// 64 bytes, the row count to the block height (a power of two from 8 to 128 rows covering the
+// height; a 1D array takes 8 rows), each layer is one such block of rows.
+constexpr std::size_t kGobWidth = 64;
+constexpr std::size_t kGobHeight = 8;
+constexpr std::size_t kMaxBlockHeight = 128;
+// Arrays smaller than this share device pages of this size; larger ones take whole pages.
+constexpr std::size_t kPage = std::size_t{2} << 20;
+
+std::size_t RoundUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
 std::size_t Limit(const DeviceProfile& p, CUdevice_attribute a) {
   return static_cast<std::size_t>(std::max(p.Attribute(a), 0));
@@ -30,6 +45,34 @@ ArrayBacking::~ArrayBacking() {
 }
 
 std::size_t ArrayModel::ElementSize(CUarray_format format, unsigned channels) {
+  // Formats whose name fixes the channel count (the normalized and the block-compressed ones):
+  // measured 2026-12-06, H100 driver 580.159.04 (array_probe "formats"): each is accepted with
+  // exactly that count and refused with any other. Block-compressed formats answer the bytes of
+  // one 4x4 block.
+  struct Fixed {
+    CUarray_format format;
+    unsigned channels;
+    std::size_t bytes;
+  };
+  static constexpr Fixed kFixed[] = {
+      {CU_AD_FORMAT_UNORM_INT8X1, 1, 1},   {CU_AD_FORMAT_UNORM_INT8X2, 2, 2},
+      {CU_AD_FORMAT_UNORM_INT8X4, 4, 4},   {CU_AD_FORMAT_UNORM_INT16X1, 1, 2},
+      {CU_AD_FORMAT_UNORM_INT16X2, 2, 4},  {CU_AD_FORMAT_UNORM_INT16X4, 4, 8},
+      {CU_AD_FORMAT_SNORM_INT8X1, 1, 1},   {CU_AD_FORMAT_SNORM_INT8X2, 2, 2},
+      {CU_AD_FORMAT_SNORM_INT8X4, 4, 4},   {CU_AD_FORMAT_SNORM_INT16X1, 1, 2},
+      {CU_AD_FORMAT_SNORM_INT16X2, 2, 4},  {CU_AD_FORMAT_SNORM_INT16X4, 4, 8},
+      {CU_AD_FORMAT_UNORM_INT_101010_2, 4, 4},
+      {CU_AD_FORMAT_BC1_UNORM, 4, 8},      {CU_AD_FORMAT_BC1_UNORM_SRGB, 4, 8},
+      {CU_AD_FORMAT_BC2_UNORM, 4, 16},     {CU_AD_FORMAT_BC2_UNORM_SRGB, 4, 16},
+      {CU_AD_FORMAT_BC3_UNORM, 4, 16},     {CU_AD_FORMAT_BC3_UNORM_SRGB, 4, 16},
+      {CU_AD_FORMAT_BC4_UNORM, 1, 8},      {CU_AD_FORMAT_BC4_SNORM, 1, 8},
+      {CU_AD_FORMAT_BC5_UNORM, 2, 16},     {CU_AD_FORMAT_BC5_SNORM, 2, 16},
+      {CU_AD_FORMAT_BC6H_UF16, 3, 16},     {CU_AD_FORMAT_BC6H_SF16, 3, 16},
+      {CU_AD_FORMAT_BC7_UNORM, 4, 16},     {CU_AD_FORMAT_BC7_UNORM_SRGB, 4, 16},
+  };
+  for (const Fixed& f : kFixed) {
+    if (f.format == format) return channels == f.channels ? f.bytes : 0;
+  }
   std::size_t channel_bytes = 0;
   switch (format) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
@@ -53,10 +96,16 @@ std::size_t ArrayModel::ElementSize(CUarray_format format, unsigned channels) {
   return channel_bytes * channels;
 }
 
+bool ArrayModel::BlockCompressed(CUarray_format format) {
+  return format >= CU_AD_FORMAT_BC1_UNORM && format <= CU_AD_FORMAT_BC7_UNORM_SRGB;
+}
+
 CUresult ArrayModel::Validate(const DeviceProfile& p, const CUDA_ARRAY3D_DESCRIPTOR& d) {
-  if (d.Flags & ~kKnownFlags) return CUDA_ERROR_INVALID_VALUE;
+  if (d.Flags & ~kAcceptedFlags) return CUDA_ERROR_INVALID_VALUE;
   if (ElementSize(d.Format, d.NumChannels) == 0) return CUDA_ERROR_INVALID_VALUE;
   if (d.Width == 0) return CUDA_ERROR_INVALID_VALUE;
+  // Measured (array_probe "formats"): a block-compressed 1D array is refused.
+  if (BlockCompressed(d.Format) && d.Height == 0) return CUDA_ERROR_INVALID_VALUE;
   const bool layered = (d.Flags & CUDA_ARRAY3D_LAYERED) != 0;
   const bool cubemap = (d.Flags & CUDA_ARRAY3D_CUBEMAP) != 0;
   const bool surface = (d.Flags & CUDA_ARRAY3D_SURFACE_LDST) != 0;
@@ -87,6 +136,8 @@ CUresult ArrayModel::Validate(const DeviceProfile& p, const CUDA_ARRAY3D_DESCRIP
     return d.Width <= Limit(p, w) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
   }
   if (layered) {
+    // Measured (array_probe "create3d"): a layered array of 0 layers is refused.
+    if (d.Depth == 0) return CUDA_ERROR_INVALID_VALUE;
     if (d.Height == 0) {  // 1D layered
       return within(d.Width, 0, d.Depth,
                     surface ? CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH
@@ -152,23 +203,46 @@ CUresult ArrayModel::Validate(const DeviceProfile& p, const CUDA_ARRAY3D_DESCRIP
 }
 
 std::size_t ArrayModel::Footprint(const CUDA_ARRAY3D_DESCRIPTOR& d, std::size_t element_size) {
-  const std::size_t bytes = d.Width * element_size * std::max<std::size_t>(d.Height, 1) *
-                            std::max<std::size_t>(d.Depth, 1);
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  const bool bc = BlockCompressed(d.Format);
+  const std::size_t units = bc ? (d.Width + 3) / 4 : d.Width;
+  const std::size_t height = bc ? (d.Height + 3) / 4 : d.Height;
+  std::size_t block_height = kGobHeight;
+  while (block_height < height && block_height < kMaxBlockHeight) block_height *= 2;
+  const std::size_t row = RoundUp(units * element_size, kGobWidth);
+  const std::size_t rows = RoundUp(std::max<std::size_t>(height, 1), block_height);
+  return row * rows * std::max<std::size_t>(d.Depth, 1);
 }
+
+std::size_t ArrayModel::MemoryRequirement(const CUDA_ARRAY3D_DESCRIPTOR& d,
+                                          std::size_t element_size) {
+  return RoundUp(Footprint(d, element_size), kAlignment);
+}
+
+std::size_t ArrayModel::SharedPages(std::size_t small) { return RoundUp(small, kPage); }
 
 CUresult ArrayModel::Create(std::uint64_t ctx_id, int device, const CUDA_ARRAY3D_DESCRIPTOR& desc,
                             const char* created_by, CUarray* out) {
   st_->mu.AssertHeld();
   ArrayRecord r;
+  const bool bc = BlockCompressed(desc.Format);
   r.element_size = ElementSize(desc.Format, desc.NumChannels);
-  r.row_bytes = desc.Width * r.element_size;
-  r.rows = std::max<std::size_t>(desc.Height, 1);
+  r.row_bytes = (bc ? (desc.Width + 3) / 4 : desc.Width) * r.element_size;
+  r.rows = std::max<std::size_t>(bc ? (desc.Height + 3) / 4 : desc.Height, 1);
   r.layers = std::max<std::size_t>(desc.Depth, 1);
   r.bytes = r.row_bytes * r.rows * r.layers;
-  r.charged = Footprint(desc, r.element_size);
+  r.footprint = Footprint(desc, r.element_size);
+  const bool unbacked = (desc.Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)) != 0;
+  std::size_t& small = small_bytes_[device];
+  std::size_t take = 0;
+  if (!unbacked && r.footprint < kPage) {
+    r.shared_pages = true;
+    take = SharedPages(small + r.footprint) - SharedPages(small);
+  } else if (!unbacked) {
+    r.charged = RoundUp(r.footprint, kPage);
+    take = r.charged;
+  }
   Device& dev = st_->device(device);
-  if (r.charged > dev.free_bytes()) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (take > dev.free_bytes()) return CUDA_ERROR_OUT_OF_MEMORY;
   r.backing = std::make_shared<ArrayBacking>(r.bytes);
   if (r.backing->data() == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   r.id = st_->NewId();
@@ -176,7 +250,8 @@ CUresult ArrayModel::Create(std::uint64_t ctx_id, int device, const CUDA_ARRAY3D
   r.device = device;
   r.desc = desc;
   r.created_by = created_by;
-  dev.bytes_in_use += r.charged;
+  if (r.shared_pages) small += r.footprint;
+  dev.bytes_in_use += take;
   *out = EncodeHandle<CUarray>(HandleKind::kArray, r.id);
   const std::uint64_t id = r.id;
   arrays_.emplace(id, std::move(r));
@@ -194,8 +269,16 @@ void ArrayModel::Destroy(std::uint64_t id) {
   st_->mu.AssertHeld();
   auto it = arrays_.find(id);
   if (it == arrays_.end()) return;
-  Device& dev = st_->device(it->second.device);
-  dev.bytes_in_use -= std::min(dev.bytes_in_use, it->second.charged);
+  const ArrayRecord& r = it->second;
+  Device& dev = st_->device(r.device);
+  std::size_t give = r.charged;
+  if (r.shared_pages) {
+    std::size_t& small = small_bytes_[r.device];
+    const std::size_t before = SharedPages(small);
+    small -= std::min(small, r.footprint);
+    give = before - SharedPages(small);
+  }
+  dev.bytes_in_use -= std::min(dev.bytes_in_use, give);
   arrays_.erase(it);
 }
 
@@ -217,7 +300,7 @@ std::string ArrayModel::Describe() const {
   for (const auto& [id, r] : arrays_) {
     os << "array " << id << ": " << r.desc.Width << "x" << r.desc.Height << "x" << r.desc.Depth
        << ", " << r.element_size << "-byte elements, flags 0x" << std::hex << r.desc.Flags
-       << std::dec << ", " << r.charged << " bytes of device " << r.device << " ("
+       << std::dec << ", " << r.footprint << " bytes of device " << r.device << " ("
        << r.created_by << ")\n";
   }
   return os.str();

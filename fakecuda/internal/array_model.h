@@ -2,9 +2,10 @@
 // The fake driver's CUDA arrays (cuArrayCreate, cuArray3DCreate and the calls on a CUarray):
 // their descriptors, their validation against the device's texture and surface limits, their
 // memory, and the layout the copies to and from them (fakecuda/entry/array_entry.cc) address.
-// UNMEASURED: the answers follow cuda.h's documentation and, where it is silent, the fake's
-// choices (docs/driver_facts.md, "CUDA arrays"); ci/gpu-probes/array_probe.cc measures them on a
-// GPU, which was not available when this was written.
+// Measured 2026-12-06 on an H100 80GB HBM3, driver 580.159.04 (ci/gpu-probes/array_probe.cc,
+// results in ci/gpu-probes/results/2026-12-06-h100-array.real.txt; docs/driver_facts.md, "CUDA
+// arrays"): the accepted formats and flags, the layout sizes and the memory taken follow those
+// measurements; what they did not reach follows cuda.h.
 //
 // Invariants:
 //  1. An array's bytes are stored packed, element by element, row after row, layer after layer:
@@ -18,7 +19,10 @@
 //     memory (cuArrayDestroy also waits for the array's context first, as cuMemFree does).
 //  3. The memory an array takes from its device's budget (Device::bytes_in_use, which
 //     cuMemGetInfo reports) is charged at creation and given back exactly once: at
-//     cuArrayDestroy or when its context is torn down.
+//     cuArrayDestroy or when its context is torn down. An array of kPage bytes or more takes
+//     its footprint rounded up to whole 2 MiB pages; smaller ones share pages (the device is
+//     charged the pages their summed footprints need); sparse and deferred-mapping arrays take
+//     nothing (measured, array_probe "meminfo").
 //  4. Handle values encode a never-reused id (DriverState invariant 2, HandleKind::kArray): a
 //     destroyed or made-up handle is never dereferenced; it is looked up and not found.
 //
@@ -69,7 +73,9 @@ struct ArrayRecord {
   std::size_t rows = 0;            // max(Height, 1)
   std::size_t layers = 0;          // max(Depth, 1)
   std::size_t bytes = 0;           // row_bytes * rows * layers: the packed bytes
-  std::size_t charged = 0;         // device memory taken (invariant 3)
+  std::size_t footprint = 0;       // its block-linear size (ArrayModel::Footprint)
+  std::size_t charged = 0;         // whole pages taken (invariant 3), 0 when shared or none
+  bool shared_pages = false;       // its footprint counts in the device's shared pages
   std::shared_ptr<ArrayBacking> backing;
   const char* created_by = "";
 };
@@ -80,17 +86,23 @@ class ArrayModel {
   ArrayModel(const ArrayModel&) = delete;             // owns the records
   ArrayModel& operator=(const ArrayModel&) = delete;  // ditto
 
-  // Bytes of one element of `format` with `channels` channels; 0 when the driver refuses the
-  // pair (unknown format, a channel count other than 1, 2 or 4, or a format the fake does not
-  // model).
+  // Bytes of one element of `format` with `channels` channels (of one 4x4 block for a
+  // block-compressed format); 0 when the driver refuses the pair (unknown format, a channel count
+  // other than 1, 2 or 4 or other than the one the format's name fixes, a planar format, which
+  // the fake does not model).
   static std::size_t ElementSize(CUarray_format format, unsigned channels);
+  // Whether `format` is one of the BC formats (addressed in 4x4 blocks by the copies).
+  static bool BlockCompressed(CUarray_format format);
   // Checks a descriptor as cuArray3DCreate does (cuArrayCreate passes Depth 0 and Flags 0)
   // against `profile`'s limits. CUDA_SUCCESS when an array may be made.
   static CUresult Validate(const DeviceProfile& profile, const CUDA_ARRAY3D_DESCRIPTOR& desc);
-  // The device memory an array of `desc` takes (and cuArrayGetMemoryRequirements reports), and
-  // its alignment.
+  // The block-linear size of an array of `desc` (array_model.cc says the layout).
   static std::size_t Footprint(const CUDA_ARRAY3D_DESCRIPTOR& desc, std::size_t element_size);
-  static constexpr std::size_t kAlignment = 512;
+  // What cuArrayGetMemoryRequirements reports: the footprint rounded up to kAlignment, which is
+  // also the alignment it reports (measured).
+  static std::size_t MemoryRequirement(const CUDA_ARRAY3D_DESCRIPTOR& desc,
+                                       std::size_t element_size);
+  static constexpr std::size_t kAlignment = 65536;
 
   // Makes an array in context `ctx_id` on `device` from a validated descriptor, charging its
   // footprint to the device. CUDA_ERROR_OUT_OF_MEMORY when the device (or the host) has not
@@ -110,8 +122,12 @@ class ArrayModel {
   std::string Describe() const;
 
  private:
+  // The device bytes the shared pages of `device` take for `small` bytes of small arrays.
+  static std::size_t SharedPages(std::size_t small);
+
   DriverState* st_;
   std::map<std::uint64_t, ArrayRecord> arrays_;
+  std::map<int, std::size_t> small_bytes_;  // per device: summed footprints of small arrays
 };
 
 }  // namespace fakecuda

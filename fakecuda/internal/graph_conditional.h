@@ -7,9 +7,13 @@
 // conditional nodes").
 //
 // Invariants:
-//  1. A handle belongs to the graph it was created in and dies with it. Handle values are
-//     never-reused driver ids with a tag in the low 4 bits (kConditionalTag), so a stale or
-//     foreign value is always detected; 0 is never a handle.
+//  1. A handle belongs to the graph it was created in and dies with it. Its value counts the
+//     handles of that graph (1, 2, ...; 0 is never a handle), as on the real driver (measured
+//     2026-12-06, H100 driver 580.159.04, graphnode_probe "handle": the first handles of two
+//     graphs are equal). A value is resolved in the graph a conditional node is added to, then in
+//     the graphs it is a body of (ConditionalModel::Find), so another graph's handle names this
+//     graph's handle of the same number, and a value no graph on that path has is refused.
+//     Internally (GraphNode::cond, executable graphs' values) a handle is its never-reused id.
 //  2. A conditional node owns its body graphs (GraphState::owner_node names it): they are created
 //     with the node, live in GraphModel like user graphs, and are destroyed with the node (or with
 //     the graph holding it). A body graph is never counted as a user's leaked graph.
@@ -33,13 +37,11 @@ namespace fakecuda {
 
 struct GraphNode;  // fakecuda/internal/graph_model.h
 
-// The low 4 bits of every conditional handle value (invariant 1).
-inline constexpr std::uint64_t kConditionalTag = 0xC;
-
 // One conditional handle.
 struct ConditionalHandle {
   std::uint64_t id = 0;
   std::uint64_t graph_id = 0;  // the graph it was created in
+  CUgraphConditionalHandle value = 0;  // what the caller holds (invariant 1)
   std::uint64_t ctx_id = 0;    // its context
   unsigned default_value = 0;
   bool assign_default = false;  // CU_GRAPH_COND_ASSIGN_DEFAULT
@@ -73,18 +75,19 @@ class ConditionalModel {
   ConditionalModel(const ConditionalModel&) = delete;             // owns the handles
   ConditionalModel& operator=(const ConditionalModel&) = delete;  // ditto
 
-  // Records a new handle (its id set) and returns its value.
+  // Records a new handle (its id and graph set) and returns its value (invariant 1).
   CUgraphConditionalHandle Add(ConditionalHandle handle);
-  // The handle of a value, or null (0, stale, not a handle).
-  const ConditionalHandle* Find(CUgraphConditionalHandle value) const;
+  // The handle of `value` among graph `graph_id`'s, or null.
+  const ConditionalHandle* Find(std::uint64_t graph_id, CUgraphConditionalHandle value) const;
   const ConditionalHandle* FindId(std::uint64_t id) const;
+  // The ids of graph `graph_id`'s handles.
+  std::vector<std::uint64_t> HandlesOf(std::uint64_t graph_id) const;
   // Drops the handles of a graph being destroyed.
   void DropGraph(std::uint64_t graph_id);
-  // The value of handle `id`: what a conditional node selects its body by.
-  static CUgraphConditionalHandle Value(std::uint64_t id) { return (id << 4) | kConditionalTag; }
 
  private:
   std::map<std::uint64_t, ConditionalHandle> handles_;
+  std::map<std::uint64_t, CUgraphConditionalHandle> made_;  // per graph: handles made so far
 };
 
 }  // namespace fakecuda

@@ -77,6 +77,9 @@ struct GraphNode {
   int alloc_device = 0;
   // The node this one was copied from by cuGraphClone (0: none), for cuGraphExecUpdate.
   std::uint64_t cloned_from = 0;
+  // In an executable graph: the top-level child graph node this node was expanded from at
+  // instantiation (0: none), for cuGraphExecNodeSetParams of that child graph node.
+  std::uint64_t from_child = 0;
   // Conditional nodes (fakecuda/internal/graph_conditional.h).
   ConditionalNode cond;
 };
