@@ -71,6 +71,13 @@ bool StillAccessible(const Resolved& r) {
 // driver cannot). Device addresses are rejected.
 CUresult ResolveHost(DriverState* st, const void* p, std::size_t size, Resolved* out) {
   auto ptr = reinterpret_cast<std::uintptr_t>(p);
+  if (p == nullptr && size == 0) {
+    // Measured (differential fuzzer, H100 driver 580.159.04, 2026-12-06; 22 calls): a 0-byte
+    // cuMemcpyHtoD from a null host pointer succeeds.
+    out->allocation = nullptr;
+    out->data = nullptr;
+    return CUDA_SUCCESS;
+  }
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (Allocation* a = st->FindAllocation(ptr, 1)) {
     if (a->type == MemoryType::kDevice || a->type == MemoryType::kPool ||
@@ -216,12 +223,12 @@ CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned fl
   a.ctx_id = ctx->id;
   // Measured (differential fuzzer, H200, 2026-12-06): cuMemHostGetFlags reports
   // CU_MEMHOSTALLOC_DEVICEMAP on every pinned allocation (mapping is always on with unified
-  // addressing). PORTABLE is the arena's, not the caller's (DriverState::PinnedArena).
-  a.pinned_arena = DriverState::PinnedArenaOf(flags);
-  DriverState::PinnedArena& arena = st->pinned_arena(a.pinned_arena);
-  if (arena.live++ == 0) arena.portable = (flags & CU_MEMHOSTALLOC_PORTABLE) != 0;
+  // addressing). PORTABLE is the bit of the allocation that opened its chunk (PinnedChunks).
+  const fakecuda::PinnedChunks::Placement place = st->pinned_chunks().Place(bytesize, flags);
+  a.pinned_chunk = place.chunk;
+  a.pinned_offset = place.offset;
   a.flags = (flags & ~unsigned{CU_MEMHOSTALLOC_PORTABLE}) | CU_MEMHOSTALLOC_DEVICEMAP |
-            (arena.portable ? unsigned{CU_MEMHOSTALLOC_PORTABLE} : 0u);
+            (place.portable ? unsigned{CU_MEMHOSTALLOC_PORTABLE} : 0u);
   a.created_by = what;
   *pp = a.data;
   st->memory().Add(std::move(a));

@@ -177,7 +177,7 @@ void DriverState::ReleaseAllocation(std::uintptr_t base) {
   const Allocation* a = memory_.At(base);
   if (a == nullptr) return;
   if (race_ != nullptr) race_->OnRelease(a->id);
-  if (a->pinned_arena >= 0) --pinned_arenas_[a->pinned_arena].live;
+  if (a->pinned_chunk != 0) pinned_chunks_.Release({a->pinned_chunk, a->pinned_offset, false});
   if (a->type == MemoryType::kDevice && a->device >= 0 && a->device < contexts_.device_count()) {
     contexts_.device(a->device).bytes_in_use -= a->size;
   }

@@ -74,6 +74,7 @@
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/internal/context_table.h"
 #include "fakecuda/internal/memory_map.h"
+#include "fakecuda/internal/pinned_chunks.h"
 #include "fakecuda/internal/stream_table.h"
 
 namespace fakecuda {
@@ -171,18 +172,8 @@ class DriverState {
   LibraryModel& libraries() CUHAL_REQUIRES(mu);
   const LibraryModel* libraries_if_used() const CUHAL_REQUIRES(mu) { return libraries_.get(); }
 
-  // The pinned host memory of cuMemHostAlloc/cuMemAllocHost, as cuMemHostGetFlags sees it.
-  // Measured (differential fuzzer, H100 driver 580.159.04, 2026-12-06: 747 of 747 reads): the
-  // driver keeps two arenas, one for write-combined allocations and one for the others; while an
-  // arena holds a live allocation, every allocation in it reports CU_MEMHOSTALLOC_PORTABLE exactly
-  // when the allocation that opened the arena (made while it was empty) asked for it.
-  struct PinnedArena {
-    int live = 0;
-    bool portable = false;
-  };
-  // The arena of an allocation with these cuMemHostAlloc flags: 1 for write-combined, else 0.
-  static int PinnedArenaOf(unsigned flags) { return (flags & 0x04u /*WRITECOMBINED*/) ? 1 : 0; }
-  PinnedArena& pinned_arena(int index) CUHAL_REQUIRES(mu) { return pinned_arenas_[index]; }
+  // Where pinned host memory of cuMemHostAlloc/cuMemAllocHost lies, as cuMemHostGetFlags sees it.
+  PinnedChunks& pinned_chunks() CUHAL_REQUIRES(mu) { return pinned_chunks_; }
 
   // --- helpers; all require mu held ---
   // A new, never reused id for a handle or allocation.
@@ -315,7 +306,7 @@ class DriverState {
   const int device_count_;
   std::uint64_t host_function_exceptions_ CUHAL_GUARDED_BY(mu) = 0;
   std::uint64_t next_id_ CUHAL_GUARDED_BY(mu) = 1;
-  PinnedArena pinned_arenas_[2] CUHAL_GUARDED_BY(mu);
+  PinnedChunks pinned_chunks_ CUHAL_GUARDED_BY(mu);
   std::uint64_t rng_ CUHAL_GUARDED_BY(mu) = 0;
   // The devices and contexts (see contexts()).
   ContextTable contexts_ CUHAL_GUARDED_BY(mu);

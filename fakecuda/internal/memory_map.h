@@ -41,9 +41,10 @@ struct Allocation {
   // A module variable (cuModuleGetGlobal): device memory owned by its module, released when the
   // module is unloaded; cuMemFree and cuMemFreeAsync refuse it (it is not cuMemAlloc memory).
   bool module_global = false;
-  // kPinnedHost from cuMemHostAlloc/cuMemAllocHost: the pinned arena it counts in
-  // (DriverState::PinnedArena), -1 for none.
-  int pinned_arena = -1;
+  // kPinnedHost from cuMemHostAlloc/cuMemAllocHost: its place among the driver's pinned chunks
+  // (fakecuda/internal/pinned_chunks.h; chunk 0: none).
+  std::uint64_t pinned_chunk = 0;
+  std::uint64_t pinned_offset = 0;
   std::string created_by;  // entry point, for leak reports
 };
 
