@@ -121,23 +121,13 @@ void HmacMd2Parts(const unsigned char key[16], const void* a, std::size_t a_size
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tables. Each is an array of words (a pointer or the size word), exactly as the runtime
-// reads it; the slot functions are defined below and the arrays filled at the end of the file.
+// The tables. Each is a struct of pointer-sized words laid out exactly as the runtime reads them
+// (a size word, then function pointers), defined at the end of this file; constant-initialized,
+// so a lookup before this library's static constructors have run still finds them.
 
-constexpr int kCudartInterfaceSlots = 13;
-constexpr int kToolsTlsSlots = 4;
-constexpr int kCallbackHooksSlots = 7;
-constexpr int kContextStorageSlots = 4;
-constexpr int kIntegritySlots = 3;
-constexpr int kContextChecksSlots = 4;
-
-extern const void* const kCudartInterface[kCudartInterfaceSlots];
-extern const void* const kIntegrityCheck[kIntegritySlots];
-
-// The size word of a table of `slots` words.
-constexpr const void* SizeWord(int slots) {
-  return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(slots) * sizeof(void*));
-}
+// A slot whose meaning is not known: NULL in every table (ZLUDA leaves the same slots NULL, and
+// the runtime works with that; it has not been seen calling one).
+using UnknownSlot = const void*;
 
 // The prologue of a slot that returns a CUresult: the installed driver (none: not initialized),
 // the fault injector (rules name the slot "<table>[<index>]"), the callback-lane rule, the lock
@@ -422,6 +412,96 @@ CUresult IntegrityCheck(unsigned version, std::uint64_t unix_seconds,
   return EntryFailed("integrity_check[1]");
 }
 
+// ---------------------------------------------------------------------------------------------
+// context_checks (263e8860-7cd2-6143-92f6-bbd5006dfa7e), 4 words. Slot 2
+// (CUcontext, unsigned* flags, const void** detail) and slot 3 () -> unsigned check bits that
+// are never observed set (ZLUDA): the fake answers 0 and NULL.
+
+CUresult ContextCheck(CUcontext ctx, unsigned* flags, const void** detail) noexcept {
+  if (flags != nullptr) *flags = 0;
+  if (detail != nullptr) *detail = nullptr;
+  ExportTables::Trace("context_checks[2](ctx=%p) -> 0", static_cast<void*>(ctx));
+  return CUDA_SUCCESS;
+}
+
+unsigned ContextChecksSlot3() noexcept {
+  ExportTables::Trace("context_checks[3]() -> 0");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tables' layouts and contents.
+
+struct FatbinWrapper;
+
+struct CudartInterfaceTable {
+  std::size_t size;  // 13 words
+  CUresult (*load_wrapper)(CUmodule*, const FatbinWrapper*) noexcept;                   // [1]
+  CUresult (*primary_context)(CUcontext*, CUdevice) noexcept;                           // [2]
+  UnknownSlot unknown3, unknown4, unknown5;                                             // [3-5]
+  CUresult (*load_wrapper_ext)(CUmodule*, const FatbinWrapper*, void*, void*, unsigned) noexcept;
+  void (*slot7)(std::size_t) noexcept;                                                  // [7]
+  CUresult (*load_fatbin_ext)(const void*, CUmodule*, void*, void*, unsigned) noexcept; // [8]
+  UnknownSlot unknown9, unknown10, unknown11;                                           // [9-11]
+  CUresult (*load_compilers)() noexcept;                                                // [12]
+};
+static_assert(sizeof(CudartInterfaceTable) == 13 * sizeof(void*));
+
+// tools_tls (42d85a81-23f6-cb47-8298-f6e78a3aecdc): a size word and no function (ZLUDA); the
+// runtime asks for it and, finding no functions, calls none.
+struct ToolsTlsTable {
+  std::size_t size;  // 4 words
+  UnknownSlot unknown1, unknown2, unknown3;
+};
+static_assert(sizeof(ToolsTlsTable) == 4 * sizeof(void*));
+
+struct CallbackHooksTable {
+  std::size_t size;  // 7 words
+  UnknownSlot unknown1;
+  void (*buffer1)(void**, std::size_t*) noexcept;  // [2]
+  UnknownSlot unknown3, unknown4, unknown5;
+  void (*buffer2)(void**, std::size_t*) noexcept;  // [6]
+};
+static_assert(sizeof(CallbackHooksTable) == 7 * sizeof(void*));
+
+struct ContextStorageTable {  // no size word
+  CUresult (*put)(CUcontext, void*, void*, ContextStorageDtor) noexcept;  // [0]
+  CUresult (*erase)(CUcontext, void*) noexcept;                           // [1]
+  CUresult (*get)(void**, CUcontext, void*) noexcept;                     // [2]
+  UnknownSlot unknown3;
+};
+static_assert(sizeof(ContextStorageTable) == 4 * sizeof(void*));
+
+struct IntegrityCheckTable {
+  std::size_t size;  // 3 words
+  CUresult (*check)(unsigned, std::uint64_t, std::uint64_t*) noexcept;  // [1]
+  UnknownSlot unknown2;
+};
+static_assert(sizeof(IntegrityCheckTable) == 3 * sizeof(void*));
+
+struct ContextChecksTable {
+  std::size_t size;  // 4 words
+  UnknownSlot unknown1;
+  CUresult (*check)(CUcontext, unsigned*, const void**) noexcept;  // [2]
+  unsigned (*check3)() noexcept;                                    // [3]
+};
+static_assert(sizeof(ContextChecksTable) == 4 * sizeof(void*));
+
+constexpr CudartInterfaceTable kCudartInterface = {
+    sizeof(CudartInterfaceTable), &CudartLoadWrapper, &CudartPrimaryContext, nullptr, nullptr,
+    nullptr, &CudartLoadWrapperExt, &CudartSlot7, &CudartLoadFatbinExt, nullptr, nullptr, nullptr,
+    &CudartLoadCompilers};
+constexpr ToolsTlsTable kToolsTls = {sizeof(ToolsTlsTable), nullptr, nullptr, nullptr};
+constexpr CallbackHooksTable kCallbackHooks = {sizeof(CallbackHooksTable), nullptr,
+                                               &CallbackBuffer1, nullptr, nullptr, nullptr,
+                                               &CallbackBuffer2};
+constexpr ContextStorageTable kContextStorage = {&StoragePut, &StorageDelete, &StorageGet, nullptr};
+constexpr IntegrityCheckTable kIntegrityCheck = {sizeof(IntegrityCheckTable), &IntegrityCheck,
+                                                 nullptr};
+constexpr ContextChecksTable kContextChecks = {sizeof(ContextChecksTable), nullptr, &ContextCheck,
+                                               &ContextChecksSlot3};
+
+// The integrity check's answer (see IntegrityCheck above), which hashes the tables' addresses.
 CUresult IntegrityCheckAnswer(unsigned version, std::uint64_t unix_seconds,
                               std::uint64_t* result) {
   if (result == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -464,9 +544,9 @@ CUresult IntegrityCheckAnswer(unsigned version, std::uint64_t unix_seconds,
   record.process = static_cast<std::uint32_t>(getpid());
   record.thread = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(
       reinterpret_cast<void*>(pthread_self())));
-  record.cudart_table = kCudartInterface;
-  record.integrity_table = kIntegrityCheck;
-  record.function = kIntegrityCheck[1];
+  record.cudart_table = &kCudartInterface;
+  record.integrity_table = &kIntegrityCheck;
+  record.function = reinterpret_cast<const void*>(&IntegrityCheck);
   record.unix_seconds = unix_seconds;
   unsigned char digest[16];
   HmacMd2Parts(kIntegrityKey, &record, sizeof(record), devices.data(),
@@ -475,92 +555,31 @@ CUresult IntegrityCheckAnswer(unsigned version, std::uint64_t unix_seconds,
   return CUDA_SUCCESS;
 }
 
-// ---------------------------------------------------------------------------------------------
-// context_checks (263e8860-7cd2-6143-92f6-bbd5006dfa7e), 4 words. Slot 2
-// (CUcontext, unsigned* flags, const void** detail) and slot 3 () -> unsigned check bits that
-// are never observed set (ZLUDA): the fake answers 0 and NULL.
-
-CUresult ContextCheck(CUcontext ctx, unsigned* flags, const void** detail) noexcept {
-  if (flags != nullptr) *flags = 0;
-  if (detail != nullptr) *detail = nullptr;
-  ExportTables::Trace("context_checks[2](ctx=%p) -> 0", static_cast<void*>(ctx));
-  return CUDA_SUCCESS;
-}
-
-unsigned ContextChecksSlot3() noexcept {
-  ExportTables::Trace("context_checks[3]() -> 0");
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The arrays. A NULL slot is one whose meaning is not known (ZLUDA leaves the same slots NULL,
-// and the runtime works with that); the runtime has not been seen calling one.
-
-template <typename F>
-const void* Slot(F* f) {
-  return reinterpret_cast<const void*>(f);
-}
-
-const void* const kCudartInterface[kCudartInterfaceSlots] = {
-    SizeWord(kCudartInterfaceSlots),
-    Slot(&CudartLoadWrapper),
-    Slot(&CudartPrimaryContext),
-    nullptr,
-    nullptr,
-    nullptr,
-    Slot(&CudartLoadWrapperExt),
-    Slot(&CudartSlot7),
-    Slot(&CudartLoadFatbinExt),
-    nullptr,
-    nullptr,
-    nullptr,
-    Slot(&CudartLoadCompilers),
-};
-
-// tools_tls (42d85a81-23f6-cb47-8298-f6e78a3aecdc): a size word and no function (ZLUDA); the
-// runtime asks for it and, finding no functions, uses none.
-const void* const kToolsTls[kToolsTlsSlots] = {SizeWord(kToolsTlsSlots), nullptr, nullptr,
-                                               nullptr};
-
-const void* const kCallbackHooks[kCallbackHooksSlots] = {
-    SizeWord(kCallbackHooksSlots), nullptr, Slot(&CallbackBuffer1), nullptr, nullptr, nullptr,
-    Slot(&CallbackBuffer2),
-};
-
-const void* const kContextStorage[kContextStorageSlots] = {
-    Slot(&StoragePut), Slot(&StorageDelete), Slot(&StorageGet), nullptr};
-
-const void* const kIntegrityCheck[kIntegritySlots] = {SizeWord(kIntegritySlots),
-                                                      Slot(&IntegrityCheck), nullptr};
-
-const void* const kContextChecks[kContextChecksSlots] = {
-    SizeWord(kContextChecksSlots), nullptr, Slot(&ContextCheck), Slot(&ContextChecksSlot3)};
-
 struct TableEntry {
   unsigned char uuid[16];
   const char* name;
-  const void* const* table;
+  const void* table;
 };
 
 const TableEntry kTables[] = {
     {{0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9},
      "cudart_interface",
-     kCudartInterface},
+     &kCudartInterface},
     {{0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec, 0xdc},
      "tools_tls",
-     kToolsTls},
+     &kToolsTls},
     {{0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66},
      "tools_runtime_callback_hooks",
-     kCallbackHooks},
+     &kCallbackHooks},
     {{0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93},
      "context_local_storage",
-     kContextStorage},
+     &kContextStorage},
     {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2},
      "integrity_check",
-     kIntegrityCheck},
+     &kIntegrityCheck},
     {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e},
      "context_checks",
-     kContextChecks},
+     &kContextChecks},
 };
 
 const TableEntry* FindEntry(const CUuuid& id) {
@@ -574,7 +593,7 @@ const TableEntry* FindEntry(const CUuuid& id) {
 
 const void* ExportTables::Find(const CUuuid& id) noexcept {
   const TableEntry* t = FindEntry(id);
-  return t == nullptr ? nullptr : static_cast<const void*>(t->table);
+  return t == nullptr ? nullptr : t->table;
 }
 
 const char* ExportTables::Name(const CUuuid& id) noexcept {
