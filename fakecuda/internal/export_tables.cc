@@ -277,7 +277,7 @@ struct StorageKey {
 };
 struct StorageValue {
   void* value;
-  ContextStorageDtor dtor;  // kept, not called: see docs/cudart_on_the_fake.md, "What remains"
+  ContextStorageDtor dtor;  // called when the context is destroyed (OnContextDestroy); may be null
 };
 
 // The storage, with its own lock (taken only after the driver lock is released).
@@ -599,6 +599,33 @@ const void* ExportTables::Find(const CUuuid& id) noexcept {
 const char* ExportTables::Name(const CUuuid& id) noexcept {
   const TableEntry* t = FindEntry(id);
   return t == nullptr ? nullptr : t->name;
+}
+
+void ExportTables::OnContextDestroy(std::uint64_t driver_serial, std::uint64_t ctx_id) noexcept {
+  struct Pending {
+    std::uintptr_t key;
+    StorageValue value;
+  };
+  std::vector<Pending> pending;
+  try {
+    ContextStorage& s = Storage();
+    cuhal::MutexLock lock(s.mu);
+    auto it = s.values.lower_bound(StorageKey{driver_serial, ctx_id, 0});
+    while (it != s.values.end() && it->first.driver_serial == driver_serial &&
+           it->first.ctx_id == ctx_id) {
+      pending.push_back(Pending{it->first.key, it->second});
+      it = s.values.erase(it);
+    }
+  } catch (...) {
+    return;  // no memory for the list: the values stay (the runtime's state is kept, not freed)
+  }
+  CUcontext handle = EncodeHandle<CUcontext>(HandleKind::kContext, ctx_id);
+  for (const Pending& p : pending) {
+    Trace("context_local_storage: context %p destroyed: destructor %p(key=%p, value=%p)",
+          static_cast<void*>(handle), reinterpret_cast<void*>(p.value.dtor),
+          reinterpret_cast<void*>(p.key), p.value.value);
+    if (p.value.dtor != nullptr) p.value.dtor(handle, reinterpret_cast<void*>(p.key), p.value.value);
+  }
 }
 
 bool ExportTables::TraceOn() noexcept {

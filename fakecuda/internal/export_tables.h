@@ -42,6 +42,12 @@ class ExportTables {
   // Whether FAKECUDA_TRACE_EXPORT_TABLE is set to a value other than "0" (read once): then
   // cuGetExportTable and every slot call print one line each to stderr.
   static bool TraceOn() noexcept;
+  // Runs and forgets the context-local-storage values of the context `ctx_id` of the driver with
+  // serial `driver_serial` (the runtime's per-context state), calling each value's destructor
+  // callback as (context, key, value), as the driver does when a context is destroyed (ZLUDA
+  // calls them on a primary context's reset). Called by the entry points that destroy a context,
+  // before they do, without the driver lock: a callback may call the driver.
+  static void OnContextDestroy(std::uint64_t driver_serial, std::uint64_t ctx_id) noexcept;
   // Prints "fakecuda: export table: <format...>\n" to stderr when TraceOn().
   static void Trace(const char* format, ...) noexcept __attribute__((format(printf, 1, 2)));
 };
