@@ -743,6 +743,94 @@ bool HasPrefix(const unsigned char* p, std::initializer_list<unsigned char> magi
   return true;
 }
 
+// Fat binaries, as nvcc embeds them (the layout ZLUDA documents, cuda_types/src/dark_api.rs): a
+// wrapper (__fatBinC_Wrapper_t: magic 0x466243B1, version, pointer to the fat binary) that the
+// CUDA runtime hands to cuLibraryLoadData, and the fat binary itself: a 16-byte header (magic
+// 0xBA55ED50, version, header size, size of the entries after it), then entries, each a header
+// (kind: 1 PTX, 2 ELF cubin; its own size; the payload's size; flags, 0x2000 LZ4 and 0x8000 Zstd
+// compression) followed by its payload.
+constexpr std::uint32_t kFatbinWrapperMagic = 0x466243B1;
+constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+
+struct FatbinHeader {
+  std::uint32_t magic;
+  std::uint16_t version;
+  std::uint16_t header_size;
+  std::uint64_t entries_size;
+};
+struct FatbinEntry {
+  std::uint16_t kind;
+  std::uint16_t version;
+  std::uint32_t header_size;
+  std::uint32_t payload_size;  // padded; the PTX text ends at its first NUL
+  std::uint32_t unknown0;
+  std::uint32_t compressed_size;
+  std::uint32_t unknown1;
+  std::uint32_t unknown2;
+  std::uint32_t sm_version;
+  std::uint32_t bit_width;
+  std::uint32_t unknown3;
+  std::uint64_t flags;
+  std::uint64_t unknown5;
+  std::uint64_t uncompressed_size;
+};
+static_assert(sizeof(FatbinEntry) == 64);
+constexpr std::uint16_t kFatbinPtx = 1;
+constexpr std::uint64_t kFatbinCompressed = 0x2000 | 0x8000;  // LZ4, Zstd
+
+// The PTX text of the fat binary (or fat-binary wrapper) at `image`: its first uncompressed PTX
+// entry. CUDA_ERROR_NOT_SUPPORTED (with the reason in *log) when it has none: only cubins (real
+// code fakecuda cannot run) or only compressed PTX (nvcc compresses by default; build with
+// -Xfatbin=-compress-all... or --no-compress); CUDA_ERROR_INVALID_IMAGE when malformed. The sizes
+// are the fat binary's own, as the real driver trusts them.
+CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* log) {
+  std::uint32_t magic = 0;
+  std::memcpy(&magic, image, sizeof(magic));
+  if (magic == kFatbinWrapperMagic) {
+    const void* data = nullptr;
+    std::memcpy(&data, image + 8, sizeof(data));
+    if (data == nullptr) {
+      *log = "fat-binary wrapper without a fat binary";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    image = static_cast<const unsigned char*>(data);
+    std::memcpy(&magic, image, sizeof(magic));
+  }
+  FatbinHeader header;
+  std::memcpy(&header, image, sizeof(header));
+  if (header.magic != kFatbinMagic || header.header_size < sizeof(FatbinHeader)) {
+    *log = "not a fat binary: bad magic or header size";
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  const unsigned char* entries = image + header.header_size;
+  bool compressed_ptx = false;
+  for (std::uint64_t offset = 0; offset + sizeof(FatbinEntry) <= header.entries_size;) {
+    FatbinEntry entry;
+    std::memcpy(&entry, entries + offset, sizeof(entry));
+    if (entry.header_size < sizeof(FatbinEntry) ||
+        entry.header_size > header.entries_size - offset ||
+        entry.payload_size > header.entries_size - offset - entry.header_size) {
+      *log = "malformed fat binary: an entry runs past its end";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    const unsigned char* payload = entries + offset + entry.header_size;
+    if (entry.kind == kFatbinPtx && (entry.flags & kFatbinCompressed) != 0) {
+      compressed_ptx = true;
+    } else if (entry.kind == kFatbinPtx) {
+      const auto* text = reinterpret_cast<const char*>(payload);
+      ptx->assign(text, strnlen(text, entry.payload_size));
+      return CUDA_SUCCESS;
+    }
+    offset += std::uint64_t{entry.header_size} + entry.payload_size;
+  }
+  *log = compressed_ptx
+             ? "the fat binary's PTX is compressed, which fakecuda does not read (nvcc compresses "
+               "by default: build with --no-compress or -compress-mode=none)"
+             : "the fat binary has no PTX (cubins are not modelled by fakecuda: build with PTX, "
+               "e.g. -arch=sm_90 or -gencode arch=compute_90,code=compute_90)";
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 }  // namespace
 
 CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log) {
@@ -752,9 +840,10 @@ CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log)
     *log = "cubin (ELF) images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  std::string fatbin_ptx;  // the PTX of a fat binary, parsed below as PTX text is
   if (HasPrefix(bytes, {0x50, 0xed, 0x55, 0xba}) || HasPrefix(bytes, {0xb1, 0x43, 0x62, 0x46})) {
-    *log = "fatbinary images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
-    return CUDA_ERROR_NOT_SUPPORTED;
+    if (CUresult e = FatbinPtx(bytes, &fatbin_ptx, log); e != CUDA_SUCCESS) return e;
+    image = fatbin_ptx.c_str();
   }
   std::string_view text(static_cast<const char*>(image));
   if (text.substr(0, kFakeMagic.size()) == kFakeMagic) {

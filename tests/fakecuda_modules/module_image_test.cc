@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "fakecuda/sample_kernels.h"
@@ -196,9 +197,10 @@ TEST(ModuleImageTest, Errors) {
   EXPECT_EQ(ParseModuleImage("", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("hello", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("\x7f" "ELF\x02\x01", &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00, 0};
+  // A fat binary with no entries: nothing the fake can run (FatBinary below has the rest).
+  alignas(8) const unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00};
   EXPECT_EQ(ParseModuleImage(fatbin, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(log.find("fatbinary"), std::string::npos);
+  EXPECT_NE(log.find("fat binary has no PTX"), std::string::npos) << log;
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.address_size 64\n", &image, &log), CUDA_ERROR_INVALID_PTX)
       << "no .target";
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k(.param .u32 a\n", &image, &log),
@@ -282,6 +284,78 @@ TEST(ModuleImageTest, MaxPtxVersion) {
   EXPECT_EQ(MaxPtxVersion(13000), 90);
   EXPECT_EQ(MaxPtxVersion(12080), 87);
   EXPECT_EQ(MaxPtxVersion(12000), 80);
+}
+
+
+// Fat binaries as nvcc embeds them (module_image.cc, FatbinPtx): the first uncompressed PTX
+// entry is read, through the wrapper the CUDA runtime passes too; cubins and compressed PTX are
+// not read.
+struct TestFatbin {
+  alignas(8) unsigned char bytes[1024] = {};
+  std::size_t size = 16;
+
+  TestFatbin() {
+    const std::uint32_t magic = 0xBA55ED50;
+    const std::uint16_t version = 1;
+    const std::uint16_t header_size = 16;
+    std::memcpy(bytes, &magic, 4);
+    std::memcpy(bytes + 4, &version, 2);
+    std::memcpy(bytes + 6, &header_size, 2);
+  }
+  // Appends an entry of `kind` (1 PTX, 2 cubin) with `flags` and `payload` (padded to 8 bytes).
+  void Add(std::uint16_t kind, std::uint64_t flags, std::string_view payload) {
+    unsigned char* e = bytes + size;
+    const std::uint32_t entry_header = 64;
+    const auto padded = static_cast<std::uint32_t>((payload.size() + 1 + 7) / 8 * 8);
+    std::memcpy(e, &kind, 2);
+    std::memcpy(e + 4, &entry_header, 4);
+    std::memcpy(e + 8, &padded, 4);
+    std::memcpy(e + 40, &flags, 8);
+    std::memcpy(e + 64, payload.data(), payload.size());
+    size += 64 + padded;
+    const std::uint64_t entries = size - 16;
+    std::memcpy(bytes + 8, &entries, 8);
+  }
+};
+
+TEST(ModuleImageTest, FatBinary) {
+  const std::string_view ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n";
+  ModuleImage image;
+  std::string log;
+  TestFatbin fatbin;
+  fatbin.Add(2, 0x11, "\x7f" "ELF not read");
+  fatbin.Add(1, 0x8011, "compressed PTX is not read");
+  fatbin.Add(1, 0x11, ptx);
+  ASSERT_EQ(ParseModuleImage(fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+  ASSERT_EQ(image.kernels.size(), 1u);
+  EXPECT_EQ(image.kernels[0].name, "k");
+
+  // The wrapper (__fatBinC_Wrapper_t) the CUDA runtime hands to cuLibraryLoadData.
+  struct {
+    std::uint32_t magic = 0x466243B1;
+    std::uint32_t version = 1;
+    const void* data;
+    const void* unused = nullptr;
+  } wrapper{.data = fatbin.bytes};
+  ASSERT_EQ(ParseModuleImage(&wrapper, &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.kernels.size(), 1u);
+
+  TestFatbin compressed_only;
+  compressed_only.Add(1, 0x8011, "compressed");
+  EXPECT_EQ(ParseModuleImage(compressed_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(log.find("compressed"), std::string::npos) << log;
+
+  TestFatbin cubin_only;
+  cubin_only.Add(2, 0x11, "\x7f" "ELF");
+  EXPECT_EQ(ParseModuleImage(cubin_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(log.find("no PTX"), std::string::npos) << log;
+
+  TestFatbin malformed;
+  malformed.Add(1, 0x11, ptx);
+  const std::uint32_t too_big = 4096;
+  std::memcpy(malformed.bytes + 16 + 8, &too_big, 4);  // the entry's payload runs past the end
+  EXPECT_EQ(ParseModuleImage(malformed.bytes, &image, &log), CUDA_ERROR_INVALID_IMAGE);
 }
 
 }  // namespace
