@@ -1,13 +1,19 @@
 // Copyright 2026 The cuhal Authors.
 // An unmodified CUDA runtime program (issue 17), built by nvcc at test time (cudart_test.sh) and
 // run on the drop-in libcuda.so.1: device count and properties, allocation, a copy round trip
-// through two device buffers, memset and free, on every device. Prints one line per check and
-// "cudart program: OK" at the end, or "FAILED: <what>" and exits 1. No kernel is launched (the
-// fat-binary registration is not modelled yet: docs/cudart_on_the_fake.md).
+// through two device buffers, memset, a kernel launch (`<<<>>>`, its PTX run by the fake's
+// interpreter: the test builds with --no-compress, as the fake reads only uncompressed fat
+// binaries) and free, on every device. Prints one line per check and "cudart program: OK" at
+// the end, or "FAILED: <what>" and exits 1.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstring>
+
+__global__ void AddIndex(int* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += i;
+}
 
 namespace {
 
@@ -57,6 +63,19 @@ bool RoundTrip(int device) {
     std::printf("FAILED: cudaMemset wrote %#x\n", static_cast<unsigned>(host_out[0]));
     return false;
   }
+  // The kernel adds each element's index to the 0x5A5A5A5A the memset left.
+  AddIndex<<<kCount / 256, 256>>>(b, kCount);
+  if (!Check(cudaGetLastError(), "launch") || !Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
+      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost), "cudaMemcpy DtoH")) {
+    return false;
+  }
+  for (int i = 0; i < kCount; ++i) {
+    if (host_out[i] != 0x5A5A5A5A + i) {
+      std::printf("FAILED: after the kernel, element %d is %#x\n", i, static_cast<unsigned>(host_out[i]));
+      return false;
+    }
+  }
+  std::printf("kernel: %d elements right\n", kCount);
   return Check(cudaFree(a), "cudaFree a") && Check(cudaFree(b), "cudaFree b");
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Copyright 2026 The cuhal Authors.
 # The CUDA runtime over the drop-in libcuda.so.1 (issue 17): builds cudart_program.cu with nvcc
-# (static or shared libcudart) and runs it on the drop-in with two devices, the leak report and
+# (static or shared libcudart; --no-compress, as the fake reads only uncompressed fat binaries)
+# and runs it on the drop-in with two devices, the leak report and
 # the export-table trace on; checks its results, that the runtime found its private tables and
 # passed the integrity check, and that nothing leaked.
 #   usage: cudart_test.sh DROPIN_DIR SOURCE WORK_DIR static|shared SANITIZE
@@ -29,8 +30,8 @@ fi
 cuda_lib=$(dirname "$nvcc")/../lib64  # libcudart.so.13, for the shared build
 mkdir -p "$work" || exit 1
 exe=$work/cudart_program_$mode
-echo "$nvcc -arch=sm_90 -cudart $mode $source -o $exe"
-if ! "$nvcc" -arch=sm_90 -cudart "$mode" "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
+echo "$nvcc -arch=sm_90 --no-compress -cudart $mode $source -o $exe"
+if ! "$nvcc" -arch=sm_90 --no-compress -cudart "$mode" "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
   cat "$exe.nvcc.log"
   echo "FAILED: nvcc"
   exit 1
@@ -44,7 +45,7 @@ if [ "$rc" -ne 0 ]; then
   echo "FAILED: exit status $rc"
   fail=1
 fi
-for re in 'cudart program: OK \(2 device' \
+for re in 'cudart program: OK \(2 device' 'kernel: 4096 elements right' \
     'cuGetExportTable\(6bd5fb6c-5bf4-e74a-8987-d93912fd9df9\) -> cudart_interface' \
     'integrity_check\[1\]\(version=[0-9]+, .*\) -> 0' \
     'leak report: none'; do
