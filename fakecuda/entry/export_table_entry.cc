@@ -10,8 +10,6 @@
 // The tables are static data that do not depend on the driver's state, so the entry point does
 // not take the driver lock and answers before cuInit too (the runtime asks for one table before
 // it calls cuInit); no driver installed: CUDA_ERROR_NOT_INITIALIZED, as every entry point.
-#include <cstdio>
-
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/export_tables.h"
 

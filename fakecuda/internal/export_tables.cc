@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +21,6 @@
 
 #include "core/base/mutex.h"
 #include "fakecuda/entry/entry.h"
-#include "fakecuda/internal/thread_state.h"
 
 namespace fakecuda {
 namespace {
@@ -588,6 +586,8 @@ const TableEntry* FindEntry(const CUuuid& id) {
   }
   return nullptr;
 }
+
+#undef FAKECUDA_ENTER_SLOT
 
 }  // namespace
 

@@ -25,9 +25,13 @@ namespace fakecuda {
 // its lock; the one piece of state of their own, the context-local storage, is keyed by the
 // driver's serial, has its own mutex, and is never held while the driver lock is taken or a
 // runtime callback runs.
-// Thread-safety: every function here and every slot may be called from any thread at any time;
-// a slot called with no driver installed answers CUDA_ERROR_NOT_INITIALIZED (or does nothing,
-// for the slots that return void).
+// Thread-safety: every function here and every slot may be called from any thread at any time.
+// The slots that use the driver answer as its entry points do when none is installed or before
+// cuInit (CUDA_ERROR_NOT_INITIALIZED) and on its callback lanes (CUDA_ERROR_NOT_PERMITTED), and
+// take part in fault injection: cudart_interface[2] and context_local_storage[0-2] under those
+// names, the module and integrity slots through the entry points they call (cuModuleLoadData,
+// cuDeviceGetCount, ...); the others (the callback-hook buffers, the context checks) answer the
+// same at any time.
 // Stream ordering: no slot enqueues work on a stream or waits for one; a module load through a
 // slot completes before the slot returns, as cuModuleLoadData does.
 class ExportTables {
