@@ -1,9 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // An unmodified CUDA runtime program (issue 17), built by nvcc at test time (cudart_test.sh) and
 // run on the drop-in libcuda.so.1: device count and properties, allocation, a copy round trip
-// through two device buffers, memset, a kernel launch (`<<<>>>`, its PTX run by the fake's
-// interpreter: the test builds with --no-compress, as the fake reads only uncompressed fat
-// binaries) and free, on every device. Prints one line per check and "cudart program: OK" at
+// through two device buffers, memset, a kernel launch (`<<<>>>`: the fake's interpreter runs the
+// PTX of the program's fat binary) and free, on every device. Prints one line per check and "cudart program: OK" at
 // the end, or "FAILED: <what>" and exits 1.
 #include <cuda_runtime.h>
 

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Copyright 2026 The cuhal Authors.
 # The CUDA runtime over the drop-in libcuda.so.1 (issue 17): builds cudart_program.cu with nvcc
-# (static or shared libcudart; --no-compress, as the fake reads only uncompressed fat binaries)
 # and runs it on the drop-in with two devices, the leak report and
 # the export-table trace on; checks its results, that the runtime found its private tables and
 # passed the integrity check, and that nothing leaked.
 #   usage: cudart_test.sh DROPIN_DIR SOURCE WORK_DIR static|shared SANITIZE
+# static: plain `nvcc` (static libcudart, the fat binary's PTX compressed with Zstd, which the
+# fake reads through libzstd.so.1; without it the build adds --no-compress and says so);
+# shared: `nvcc -cudart shared --no-compress` (uncompressed PTX).
 # Exit 77 (the test's SKIP_RETURN_CODE), with the reason, when there is no nvcc (looked for in
 # $CUDACXX, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin) or when the drop-in is built with
 # sanitizers (SANITIZE non-empty: a program nvcc builds has no sanitizer runtime to load it with).
@@ -30,8 +32,17 @@ fi
 cuda_lib=$(dirname "$nvcc")/../lib64  # libcudart.so.13, for the shared build
 mkdir -p "$work" || exit 1
 exe=$work/cudart_program_$mode
-echo "$nvcc -arch=sm_90 --no-compress -cudart $mode $source -o $exe"
-if ! "$nvcc" -arch=sm_90 --no-compress -cudart "$mode" "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
+compress=--no-compress
+if [ "$mode" = static ]; then
+  if /sbin/ldconfig -p 2>/dev/null | grep -q 'libzstd\.so\.1 '; then
+    compress=""
+  else
+    echo "note: libzstd.so.1 not found: building with --no-compress"
+  fi
+fi
+echo "$nvcc -arch=sm_90 $compress -cudart $mode $source -o $exe"
+# shellcheck disable=SC2086  # $compress is one option or none
+if ! "$nvcc" -arch=sm_90 $compress -cudart "$mode" "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
   cat "$exe.nvcc.log"
   echo "FAILED: nvcc"
   exit 1

@@ -1,11 +1,14 @@
 // Copyright 2026 The cuhal Authors.
-// Unit tests of fakecuda's module image reader (PTX and the FAKECUDA-MODULE format).
+// Unit tests of fakecuda's module image reader (PTX, the FAKECUDA-MODULE format and fat binaries).
 #include "fakecuda/internal/module_image.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "fakecuda/sample_kernels.h"
 
@@ -316,7 +319,24 @@ struct TestFatbin {
     const std::uint64_t entries = size - 16;
     std::memcpy(bytes + 8, &entries, 8);
   }
+  // Appends a compressed PTX entry (flags 0x8011 Zstd, 0x2011 LZ4) of `compressed` bytes that
+  // expand to `uncompressed` bytes.
+  void AddCompressed(std::uint64_t flags, const std::vector<unsigned char>& compressed,
+                     std::uint64_t uncompressed) {
+    Add(1, flags, std::string_view(reinterpret_cast<const char*>(compressed.data()),
+                                   compressed.size()));
+    unsigned char* e = bytes + size - 64 - (compressed.size() + 1 + 7) / 8 * 8;
+    const auto compressed_size = static_cast<std::uint32_t>(compressed.size());
+    std::memcpy(e + 16, &compressed_size, 4);
+    std::memcpy(e + 56, &uncompressed, 8);
+  }
 };
+
+bool CanLoad(const char* library) {
+  void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle != nullptr) dlclose(handle);
+  return handle != nullptr;
+}
 
 TEST(ModuleImageTest, FatBinary) {
   const std::string_view ptx =
@@ -350,6 +370,43 @@ TEST(ModuleImageTest, FatBinary) {
   cubin_only.Add(2, 0x11, "\x7f" "ELF");
   EXPECT_EQ(ParseModuleImage(cubin_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_NE(log.find("no PTX"), std::string::npos) << log;
+
+  // Compressed PTX (nvcc's default, Zstd; LZ4 with some options) is read through the system's
+  // libzstd.so.1 and liblz4.so.1 where they can be loaded.
+  if (CanLoad("libzstd.so.1")) {
+    // ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry z() { ret; }\n" (73
+    // bytes), compressed by ZSTD_compress at level 19.
+    const std::vector<unsigned char> zstd = {
+        0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x49, 0x15, 0x02, 0x00, 0x92, 0x84, 0x0f, 0x11, 0x90, 0x7d,
+        0x90, 0x0f, 0x09, 0x44, 0xe3, 0x9f, 0xff, 0x27, 0xc9, 0x74, 0xb6, 0x60, 0x7d, 0xe5, 0x19,
+        0x60, 0x7b, 0xb2, 0x4f, 0x5d, 0xbb, 0x08, 0xd9, 0x31, 0xb5, 0xf2, 0x87, 0x3f, 0x64, 0xaf,
+        0xbe, 0x3b, 0x40, 0x31, 0xfe, 0xf9, 0x55, 0x55, 0xeb, 0xd3, 0xd6, 0xd6, 0x00, 0x04, 0xa9,
+        0x58, 0xdd, 0xbe, 0xa3, 0xcb, 0x0e, 0x40, 0xc6, 0x71, 0x39, 0x5f, 0xa5, 0x7f, 0x47, 0x00};
+    TestFatbin zstd_fatbin;
+    zstd_fatbin.Add(2, 0x11, "\x7f" "ELF");
+    zstd_fatbin.AddCompressed(0x8011, zstd, 73);
+    ASSERT_EQ(ParseModuleImage(zstd_fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+    ASSERT_EQ(image.kernels.size(), 1u);
+    EXPECT_EQ(image.kernels[0].name, "z");
+  } else {
+    std::printf("libzstd.so.1 cannot be loaded: Zstd-compressed PTX not tested\n");
+  }
+  if (CanLoad("liblz4.so.1")) {
+    // The same text with the entry named l, compressed by LZ4_compress_default (a raw block).
+    const std::vector<unsigned char> lz4 = {
+        0xf0, 0x3a, 0x2e, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e, 0x20, 0x38, 0x2e, 0x30, 0x0a,
+        0x2e, 0x74, 0x61, 0x72, 0x67, 0x65, 0x74, 0x20, 0x73, 0x6d, 0x5f, 0x39, 0x30, 0x0a, 0x2e,
+        0x61, 0x64, 0x64, 0x72, 0x65, 0x73, 0x73, 0x5f, 0x73, 0x69, 0x7a, 0x65, 0x20, 0x36, 0x34,
+        0x0a, 0x2e, 0x76, 0x69, 0x73, 0x69, 0x62, 0x6c, 0x65, 0x20, 0x2e, 0x65, 0x6e, 0x74, 0x72,
+        0x79, 0x20, 0x6c, 0x28, 0x29, 0x20, 0x7b, 0x20, 0x72, 0x65, 0x74, 0x3b, 0x20, 0x7d, 0x0a};
+    TestFatbin lz4_fatbin;
+    lz4_fatbin.AddCompressed(0x2011, lz4, 0);  // no uncompressed size: the buffer grows
+    ASSERT_EQ(ParseModuleImage(lz4_fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+    ASSERT_EQ(image.kernels.size(), 1u);
+    EXPECT_EQ(image.kernels[0].name, "l");
+  } else {
+    std::printf("liblz4.so.1 cannot be loaded: LZ4-compressed PTX not tested\n");
+  }
 
   TestFatbin malformed;
   malformed.Add(1, 0x11, ptx);
