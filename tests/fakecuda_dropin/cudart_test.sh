@@ -5,9 +5,9 @@
 # the export-table trace on; checks its results, that the runtime found its private tables and
 # passed the integrity check, and that nothing leaked.
 #   usage: cudart_test.sh DROPIN_DIR SOURCE WORK_DIR static|shared SANITIZE
-# static: plain `nvcc` (static libcudart, the fat binary's PTX compressed with Zstd, which the
-# fake reads through libzstd.so.1; without it the build adds --no-compress and says so);
-# shared: `nvcc -cudart shared --no-compress` (uncompressed PTX).
+# static: plain `nvcc` (static libcudart, nvcc's default architecture, the fat binary's PTX
+# compressed with Zstd, which the fake reads through libzstd.so.1; without it the build adds
+# --no-compress and says so); shared: `nvcc -arch=sm_90 --no-compress -cudart shared`.
 # Exit 77 (the test's SKIP_RETURN_CODE), with the reason, when there is no nvcc (looked for in
 # $CUDACXX, $CUDA_HOME/bin, PATH and /usr/local/cuda/bin) or when the drop-in is built with
 # sanitizers (SANITIZE non-empty: a program nvcc builds has no sanitizer runtime to load it with).
@@ -32,17 +32,17 @@ fi
 cuda_lib=$(dirname "$nvcc")/../lib64  # libcudart.so.13, for the shared build
 mkdir -p "$work" || exit 1
 exe=$work/cudart_program_$mode
-compress=--no-compress
+options="-arch=sm_90 --no-compress -cudart shared"
 if [ "$mode" = static ]; then
-  if /sbin/ldconfig -p 2>/dev/null | grep -q 'libzstd\.so\.1 '; then
-    compress=""
-  else
+  options=""  # plain nvcc: its default architecture, compressed PTX, static libcudart
+  if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libzstd\.so\.1 '; then
     echo "note: libzstd.so.1 not found: building with --no-compress"
+    options="--no-compress"
   fi
 fi
-echo "$nvcc -arch=sm_90 $compress -cudart $mode $source -o $exe"
-# shellcheck disable=SC2086  # $compress is one option or none
-if ! "$nvcc" -arch=sm_90 $compress -cudart "$mode" "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
+echo "$nvcc $options $source -o $exe"
+# shellcheck disable=SC2086  # $options is a list of options
+if ! "$nvcc" $options "$source" -o "$exe" >"$exe.nvcc.log" 2>&1; then
   cat "$exe.nvcc.log"
   echo "FAILED: nvcc"
   exit 1
