@@ -862,11 +862,12 @@ bool DecompressPtx(const FatbinEntry& entry, const unsigned char* payload, std::
   return true;
 }
 
-// The PTX text of the fat binary (or fat-binary wrapper) at `image`: its first PTX entry that
-// can be read (compressed ones through DecompressPtx). CUDA_ERROR_NOT_SUPPORTED (with the reason
-// in *log) when it has none: only cubins (real code fakecuda cannot run), or PTX compressed with
-// a library that could not be loaded; CUDA_ERROR_INVALID_IMAGE when malformed. The sizes are the
-// fat binary's own, as the real driver trusts them.
+// The PTX text of the fat binary (or fat-binary wrapper) at `image`: of its PTX entries that can
+// be read (compressed ones through DecompressPtx), the one for the oldest architecture.
+// CUDA_ERROR_NOT_SUPPORTED (with the reason in *log) when it has none: only cubins (real code
+// fakecuda cannot run), or PTX compressed with a library that could not be loaded;
+// CUDA_ERROR_INVALID_IMAGE when malformed. The sizes are the fat binary's own, as the real driver
+// trusts them.
 CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* log) {
   std::uint32_t magic = 0;
   std::memcpy(&magic, image, sizeof(magic));
@@ -887,7 +888,13 @@ CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* lo
     return CUDA_ERROR_INVALID_IMAGE;
   }
   const unsigned char* entries = image + header.header_size;
-  std::string decompress_log;  // why a compressed PTX entry was not read
+  // The PTX entries, in the order they are tried: the oldest architecture first, which every
+  // device the fat binary's other PTX targets can also run (the interpreter runs any of them).
+  struct PtxEntry {
+    FatbinEntry entry;
+    const unsigned char* payload;
+  };
+  std::vector<PtxEntry> candidates;
   for (std::uint64_t offset = 0; offset + sizeof(FatbinEntry) <= header.entries_size;) {
     FatbinEntry entry;
     std::memcpy(&entry, entries + offset, sizeof(entry));
@@ -898,15 +905,23 @@ CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* lo
       *log = "malformed fat binary: an entry runs past its end";
       return CUDA_ERROR_INVALID_IMAGE;
     }
-    const unsigned char* payload = entries + offset + entry.header_size;
-    if (entry.kind == kFatbinPtx && (entry.flags & (kFatbinLz4 | kFatbinZstd)) != 0) {
-      if (DecompressPtx(entry, payload, ptx, &decompress_log)) return CUDA_SUCCESS;
-    } else if (entry.kind == kFatbinPtx) {
-      const auto* text = reinterpret_cast<const char*>(payload);
-      ptx->assign(text, strnlen(text, entry.payload_size));
-      return CUDA_SUCCESS;
+    if (entry.kind == kFatbinPtx) {
+      candidates.push_back(PtxEntry{entry, entries + offset + entry.header_size});
     }
     offset += std::uint64_t{entry.header_size} + body;
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const PtxEntry& a, const PtxEntry& b) {
+    return a.entry.sm_version < b.entry.sm_version;
+  });
+  std::string decompress_log;  // why a compressed PTX entry was not read
+  for (const PtxEntry& c : candidates) {
+    if ((c.entry.flags & (kFatbinLz4 | kFatbinZstd)) != 0) {
+      if (DecompressPtx(c.entry, c.payload, ptx, &decompress_log)) return CUDA_SUCCESS;
+    } else {
+      const auto* text = reinterpret_cast<const char*>(c.payload);
+      ptx->assign(text, strnlen(text, c.entry.payload_size));
+      return CUDA_SUCCESS;
+    }
   }
   *log = !decompress_log.empty()
              ? decompress_log

@@ -2,8 +2,8 @@
 // An unmodified CUDA runtime program (issue 17), built by nvcc at test time (cudart_test.sh) and
 // run on the drop-in libcuda.so.1: device count and properties, allocation, a copy round trip
 // through two device buffers, memset, a kernel launch (`<<<>>>`: the fake's interpreter runs the
-// PTX of the program's fat binary) and free, on every device. Prints one line per check and "cudart program: OK" at
-// the end, or "FAILED: <what>" and exits 1.
+// PTX of the program's fat binary) and free, on every device. Prints one line per check and
+// "cudart program: OK" at the end, or "FAILED: <what>" and exits 1.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -40,12 +40,15 @@ bool RoundTrip(int device) {
   if (!Check(cudaMalloc(&a, sizeof(host_in)), "cudaMalloc a")) return false;
   if (!Check(cudaMalloc(&b, sizeof(host_in)), "cudaMalloc b")) return false;
   if (a == nullptr || b == nullptr || a == b) {
-    std::printf("FAILED: cudaMalloc gave %p and %p\n", static_cast<void*>(a), static_cast<void*>(b));
+    std::printf("FAILED: cudaMalloc gave %p and %p\n", static_cast<void*>(a),
+                static_cast<void*>(b));
     return false;
   }
-  if (!Check(cudaMemcpy(a, host_in, sizeof(host_in), cudaMemcpyHostToDevice), "cudaMemcpy HtoD") ||
+  if (!Check(cudaMemcpy(a, host_in, sizeof(host_in), cudaMemcpyHostToDevice),
+             "cudaMemcpy HtoD") ||
       !Check(cudaMemcpy(b, a, sizeof(host_in), cudaMemcpyDeviceToDevice), "cudaMemcpy DtoD") ||
-      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost), "cudaMemcpy DtoH")) {
+      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost),
+             "cudaMemcpy DtoH")) {
     return false;
   }
   if (std::memcmp(host_in, host_out, sizeof(host_in)) != 0) {
@@ -55,7 +58,8 @@ bool RoundTrip(int device) {
   std::printf("round trip of %zu bytes: equal\n", sizeof(host_in));
   if (!Check(cudaMemset(b, 0x5A, sizeof(host_in)), "cudaMemset") ||
       !Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
-      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost), "cudaMemcpy DtoH")) {
+      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost),
+             "cudaMemcpy DtoH")) {
     return false;
   }
   if (host_out[0] != 0x5A5A5A5A || host_out[kCount - 1] != 0x5A5A5A5A) {
@@ -64,13 +68,16 @@ bool RoundTrip(int device) {
   }
   // The kernel adds each element's index to the 0x5A5A5A5A the memset left.
   AddIndex<<<kCount / 256, 256>>>(b, kCount);
-  if (!Check(cudaGetLastError(), "launch") || !Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
-      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost), "cudaMemcpy DtoH")) {
+  if (!Check(cudaGetLastError(), "launch") ||
+      !Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
+      !Check(cudaMemcpy(host_out, b, sizeof(host_out), cudaMemcpyDeviceToHost),
+             "cudaMemcpy DtoH")) {
     return false;
   }
   for (int i = 0; i < kCount; ++i) {
     if (host_out[i] != 0x5A5A5A5A + i) {
-      std::printf("FAILED: after the kernel, element %d is %#x\n", i, static_cast<unsigned>(host_out[i]));
+      std::printf("FAILED: after the kernel, element %d is %#x\n", i,
+                  static_cast<unsigned>(host_out[i]));
       return false;
     }
   }

@@ -351,6 +351,20 @@ TEST(ModuleImageTest, FatBinary) {
   ASSERT_EQ(image.kernels.size(), 1u);
   EXPECT_EQ(image.kernels[0].name, "k");
 
+  // Of several PTX entries, the one for the oldest architecture (entry header word sm_version).
+  TestFatbin multi;
+  multi.Add(1, 0x11,
+            ".version 8.0\n.target sm_100\n.address_size 64\n.visible .entry new() { ret; }\n");
+  const std::uint32_t sm100 = 100;
+  std::memcpy(multi.bytes + 16 + 28, &sm100, 4);
+  multi.Add(1, 0x11,
+            ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry old() { ret; }\n");
+  const std::uint32_t sm75 = 75;
+  std::memcpy(multi.bytes + multi.size - 64 - 80 + 28, &sm75, 4);
+  ASSERT_EQ(ParseModuleImage(multi.bytes, &image, &log), CUDA_SUCCESS) << log;
+  ASSERT_EQ(image.kernels.size(), 1u);
+  EXPECT_EQ(image.kernels[0].name, "old");
+
   // The wrapper (__fatBinC_Wrapper_t) the CUDA runtime hands to cuLibraryLoadData.
   struct {
     std::uint32_t magic = 0x466243B1;
