@@ -8,6 +8,7 @@
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/internal/coredump_model.h"
+#include "fakecuda/internal/export_tables.h"
 #include "fakecuda/internal/thread_state.h"
 
 namespace fakecuda {
@@ -126,8 +127,18 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxRelease)
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (st->device(dev).primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (st->device(dev).primary_refcount == 1 &&
+      st->contexts().IsLive(st->device(dev).primary_ctx_id)) {
+    // The last release: the runtime's per-context state goes first (export_tables.h), without
+    // the lock; then look again, another thread may have released or retained meanwhile.
+    std::uint64_t id = st->device(dev).primary_ctx_id;
+    lock.Unlock();
+    fakecuda::ExportTables::OnContextDestroy(st->serial, id);
+    lock.Lock();
+    if (st->device(dev).primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  }
   fakecuda::Device& d = st->device(dev);
-  if (d.primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
     fakecuda::DestroyContextObject(st, d.primary_ctx_id);
@@ -165,6 +176,13 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) try {
   FAKECUDA_ENTER(cuDevicePrimaryCtxReset)
   FAKECUDA_REFUSE_IN_USER_WORK()
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (st->contexts().IsLive(st->device(dev).primary_ctx_id)) {
+    // The runtime's per-context state goes first (export_tables.h), without the lock.
+    std::uint64_t id = st->device(dev).primary_ctx_id;
+    lock.Unlock();
+    fakecuda::ExportTables::OnContextDestroy(st->serial, id);
+    lock.Lock();
+  }
   fakecuda::Device& d = st->device(dev);
   // Measured on the H200 (ci/gpu-probes, case "reset"): the context and everything in it is
   // destroyed and it becomes inactive (GetState: flags 0, active 0), whatever the retain count;
@@ -205,6 +223,12 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) try {
   if (c == nullptr) return fakecuda::MissingContextError(ctx);  // twice: CONTEXT_IS_DESTROYED
   if (c->primary) return CUDA_ERROR_INVALID_CONTEXT;
   std::uint64_t id = c->id;
+  // The runtime's per-context state goes first (export_tables.h), without the lock; then look
+  // again, another thread may have destroyed it meanwhile.
+  lock.Unlock();
+  fakecuda::ExportTables::OnContextDestroy(st->serial, id);
+  lock.Lock();
+  if (!st->contexts().IsLive(id)) return fakecuda::MissingContextError(ctx);
   fakecuda::PopIfCurrent(st, id);
   fakecuda::DestroyContextObject(st, id);
   return CUDA_SUCCESS;

@@ -68,6 +68,14 @@ CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevi
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev);
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
+CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) __asm__("cuDeviceGetUuid");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxReleaseV1(CUdevice dev)
+    __asm__("cuDevicePrimaryCtxRelease");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxResetV1(CUdevice dev) __asm__("cuDevicePrimaryCtxReset");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxSetFlagsV1(CUdevice dev, unsigned int flags)
+    __asm__("cuDevicePrimaryCtxSetFlags");
+CUresult CUDAAPI FakecudaEventElapsedTimeV1(float* pMilliseconds, CUevent hStart, CUevent hEnd)
+    __asm__("cuEventElapsedTime");
 }
 // Older ABIs of the capture and graph entry points (capture_entry.cc, graph_query_entry.cc).
 extern "C" {
@@ -319,6 +327,14 @@ constexpr OlderAbi kOlderAbis[] = {
      [] { return AsVoid(&::FakecudaGraphNodeGetDependentNodesV1); }},
     {"cuGraphAddDependencies", 10000, [] { return AsVoid(&::FakecudaGraphAddDependenciesV1); }},
     {"cuGraphAddNode", 12020, [] { return AsVoid(&::FakecudaGraphAddNodeV1); }},
+    // Asked for at these versions by the CUDA runtime 13.0 (older_abi_entry.cc).
+    {"cuDeviceGetUuid", 9020, [] { return AsVoid(&::FakecudaDeviceGetUuidV1); }},
+    {"cuDevicePrimaryCtxRelease", 7000,
+     [] { return AsVoid(&::FakecudaDevicePrimaryCtxReleaseV1); }},
+    {"cuDevicePrimaryCtxReset", 7000, [] { return AsVoid(&::FakecudaDevicePrimaryCtxResetV1); }},
+    {"cuDevicePrimaryCtxSetFlags", 7000,
+     [] { return AsVoid(&::FakecudaDevicePrimaryCtxSetFlagsV1); }},
+    {"cuEventElapsedTime", 2000, [] { return AsVoid(&::FakecudaEventElapsedTimeV1); }},
 };
 
 // The newer ABIs the driver hands out for the plain names from the version they were introduced

@@ -5,6 +5,12 @@
 //   cuCtxCreate (v1, CUDA 2.0) and cuCtxCreate_v2 (3.2): (pctx, flags, dev)
 //   cuCtxCreate_v3 (11.4): (pctx, paramsArray, numParams, flags, dev)
 // cuda.h maps the name cuCtxCreate to cuCtxCreate_v4, so v1 is defined under its symbol name.
+// Older ABIs with the current form's signature, which the CUDA runtime (libcudart 13.0) asks
+// cuGetProcAddress for at these versions and without which it fails to start (issue 17,
+// docs/cudart_on_the_fake.md): cuDeviceGetUuid (9.2; v2 differs only on MIG instances, which
+// the fake has none of), cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxReset and
+// cuDevicePrimaryCtxSetFlags (7.0) and cuEventElapsedTime (2.0). They forward to the current
+// forms: UNMEASURED that the real driver's older forms behave the same on every edge case.
 #include <cuda.h>
 
 extern "C" {
@@ -14,6 +20,31 @@ CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevi
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev);
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
+
+CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) __asm__("cuDeviceGetUuid");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxReleaseV1(CUdevice dev)
+    __asm__("cuDevicePrimaryCtxRelease");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxResetV1(CUdevice dev) __asm__("cuDevicePrimaryCtxReset");
+CUresult CUDAAPI FakecudaDevicePrimaryCtxSetFlagsV1(CUdevice dev, unsigned int flags)
+    __asm__("cuDevicePrimaryCtxSetFlags");
+CUresult CUDAAPI FakecudaEventElapsedTimeV1(float* pMilliseconds, CUevent hStart, CUevent hEnd)
+    __asm__("cuEventElapsedTime");
+
+CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) {
+  return cuDeviceGetUuid(uuid, dev);
+}
+CUresult CUDAAPI FakecudaDevicePrimaryCtxReleaseV1(CUdevice dev) {
+  return cuDevicePrimaryCtxRelease(dev);
+}
+CUresult CUDAAPI FakecudaDevicePrimaryCtxResetV1(CUdevice dev) {
+  return cuDevicePrimaryCtxReset(dev);
+}
+CUresult CUDAAPI FakecudaDevicePrimaryCtxSetFlagsV1(CUdevice dev, unsigned int flags) {
+  return cuDevicePrimaryCtxSetFlags(dev, flags);
+}
+CUresult CUDAAPI FakecudaEventElapsedTimeV1(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  return cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+}
 
 CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev) {
   return cuCtxCreate(pctx, nullptr, flags, dev);

@@ -1,6 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 #include "fakecuda/internal/module_image.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -743,6 +745,191 @@ bool HasPrefix(const unsigned char* p, std::initializer_list<unsigned char> magi
   return true;
 }
 
+// Fat binaries, as nvcc embeds them (the layout ZLUDA documents, cuda_types/src/dark_api.rs and
+// dark_api/src/fatbin.rs): a wrapper (__fatBinC_Wrapper_t: magic 0x466243B1, version, pointer to
+// the fat binary) that the CUDA runtime hands to cuLibraryLoadData, and the fat binary itself: a
+// 16-byte header (magic 0xBA55ED50, version, header size, size of the entries after it), then
+// entries, each a header (kind: 1 PTX, 2 ELF cubin; its own size; the payload's size; flags,
+// 0x2000 LZ4 and 0x8000 Zstd compression, with the compressed and uncompressed sizes) followed by
+// its payload; the next entry starts after the larger of the payload and compressed sizes.
+constexpr std::uint32_t kFatbinWrapperMagic = 0x466243B1;
+constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+
+struct FatbinHeader {
+  std::uint32_t magic;
+  std::uint16_t version;
+  std::uint16_t header_size;
+  std::uint64_t entries_size;
+};
+struct FatbinEntry {
+  std::uint16_t kind;
+  std::uint16_t version;
+  std::uint32_t header_size;
+  std::uint32_t payload_size;  // padded; the PTX text ends at its first NUL
+  std::uint32_t unknown0;
+  std::uint32_t compressed_size;
+  std::uint32_t unknown1;
+  std::uint32_t unknown2;
+  std::uint32_t sm_version;
+  std::uint32_t bit_width;
+  std::uint32_t unknown3;
+  std::uint64_t flags;
+  std::uint64_t unknown5;
+  std::uint64_t uncompressed_size;
+};
+static_assert(sizeof(FatbinEntry) == 64);
+constexpr std::uint16_t kFatbinPtx = 1;
+constexpr std::uint64_t kFatbinLz4 = 0x2000;
+constexpr std::uint64_t kFatbinZstd = 0x8000;
+// The most a compressed PTX entry may expand to (as ZLUDA bounds it).
+constexpr std::uint64_t kMaxPtxSize = 64ull << 20;
+
+// The decompressors of compressed PTX, from the system's libzstd.so.1 and liblz4.so.1, loaded on
+// first use through their stable C ABI (fakecuda neither links them nor needs their headers;
+// where one is missing, PTX compressed with it is not read). The libraries stay loaded.
+struct Decompressors {
+  std::size_t (*zstd_decompress)(void*, std::size_t, const void*, std::size_t) = nullptr;
+  unsigned (*zstd_is_error)(std::size_t) = nullptr;
+  int (*lz4_decompress_safe)(const char*, char*, int, int) = nullptr;
+};
+
+template <typename F>
+void Resolve(void* library, const char* name, F* out) {
+  void* symbol = library != nullptr ? dlsym(library, name) : nullptr;
+  std::memcpy(out, &symbol, sizeof(symbol));
+}
+
+const Decompressors& LoadedDecompressors() {
+  static const Decompressors loaded = [] {
+    static_assert(sizeof(void*) == sizeof(Decompressors::zstd_decompress));
+    Decompressors d;
+    void* zstd = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+    Resolve(zstd, "ZSTD_decompress", &d.zstd_decompress);
+    Resolve(zstd, "ZSTD_isError", &d.zstd_is_error);
+    if (d.zstd_is_error == nullptr) d.zstd_decompress = nullptr;
+    void* lz4 = dlopen("liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
+    Resolve(lz4, "LZ4_decompress_safe", &d.lz4_decompress_safe);
+    return d;
+  }();
+  return loaded;
+}
+
+// The text of a compressed PTX entry into *ptx; false with the reason in *log.
+bool DecompressPtx(const FatbinEntry& entry, const unsigned char* payload, std::string* ptx,
+                   std::string* log) {
+  const Decompressors& d = LoadedDecompressors();
+  const bool zstd = (entry.flags & kFatbinZstd) != 0;
+  if (zstd ? d.zstd_decompress == nullptr : d.lz4_decompress_safe == nullptr) {
+    *log = std::string("the fat binary's PTX is compressed with ") + (zstd ? "Zstd" : "LZ4") +
+           " and " + (zstd ? "libzstd.so.1" : "liblz4.so.1") +
+           " could not be loaded (install it, or build with nvcc --no-compress)";
+    return false;
+  }
+  if (entry.compressed_size == 0 || entry.uncompressed_size > kMaxPtxSize) {
+    *log = "the fat binary's compressed PTX entry has no compressed size or claims more than 64 MiB";
+    return false;
+  }
+  std::string out(static_cast<std::size_t>(entry.uncompressed_size), '\0');
+  if (zstd) {
+    std::size_t n = d.zstd_decompress(out.data(), out.size(), payload, entry.compressed_size);
+    if (d.zstd_is_error(n) != 0) {
+      *log = "the fat binary's Zstd-compressed PTX does not decompress";
+      return false;
+    }
+    out.resize(n);
+  } else {
+    if (out.size() < 1024) out.resize(1024);
+    for (;;) {  // the uncompressed size may be missing: grow until it fits, as ZLUDA does
+      int n = d.lz4_decompress_safe(reinterpret_cast<const char*>(payload), out.data(),
+                                    static_cast<int>(entry.compressed_size),
+                                    static_cast<int>(out.size()));
+      if (n >= 0) {
+        out.resize(static_cast<std::size_t>(n));
+        break;
+      }
+      if (out.size() * 2 > kMaxPtxSize) {
+        *log = "the fat binary's LZ4-compressed PTX does not decompress";
+        return false;
+      }
+      out.resize(out.size() * 2);
+    }
+  }
+  ptx->assign(out.c_str());  // up to the first NUL, as the uncompressed text
+  if (ptx->empty()) {
+    *log = "the fat binary's compressed PTX decompresses to nothing";
+    return false;
+  }
+  return true;
+}
+
+// The PTX text of the fat binary (or fat-binary wrapper) at `image`: of its PTX entries that can
+// be read (compressed ones through DecompressPtx), the one for the oldest architecture.
+// CUDA_ERROR_NOT_SUPPORTED (with the reason in *log) when it has none: only cubins (real code
+// fakecuda cannot run), or PTX compressed with a library that could not be loaded;
+// CUDA_ERROR_INVALID_IMAGE when malformed. The sizes are the fat binary's own, as the real driver
+// trusts them.
+CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* log) {
+  std::uint32_t magic = 0;
+  std::memcpy(&magic, image, sizeof(magic));
+  if (magic == kFatbinWrapperMagic) {
+    const void* data = nullptr;
+    std::memcpy(&data, image + 8, sizeof(data));
+    if (data == nullptr) {
+      *log = "fat-binary wrapper without a fat binary";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    image = static_cast<const unsigned char*>(data);
+    std::memcpy(&magic, image, sizeof(magic));
+  }
+  FatbinHeader header;
+  std::memcpy(&header, image, sizeof(header));
+  if (header.magic != kFatbinMagic || header.header_size < sizeof(FatbinHeader)) {
+    *log = "not a fat binary: bad magic or header size";
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  const unsigned char* entries = image + header.header_size;
+  // The PTX entries, in the order they are tried: the oldest architecture first, which every
+  // device the fat binary's other PTX targets can also run (the interpreter runs any of them).
+  struct PtxEntry {
+    FatbinEntry entry;
+    const unsigned char* payload;
+  };
+  std::vector<PtxEntry> candidates;
+  for (std::uint64_t offset = 0; offset + sizeof(FatbinEntry) <= header.entries_size;) {
+    FatbinEntry entry;
+    std::memcpy(&entry, entries + offset, sizeof(entry));
+    const std::uint64_t body = std::max(entry.payload_size, entry.compressed_size);
+    if (entry.header_size < sizeof(FatbinEntry) ||
+        entry.header_size > header.entries_size - offset ||
+        body > header.entries_size - offset - entry.header_size) {
+      *log = "malformed fat binary: an entry runs past its end";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (entry.kind == kFatbinPtx) {
+      candidates.push_back(PtxEntry{entry, entries + offset + entry.header_size});
+    }
+    offset += std::uint64_t{entry.header_size} + body;
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const PtxEntry& a, const PtxEntry& b) {
+    return a.entry.sm_version < b.entry.sm_version;
+  });
+  std::string decompress_log;  // why a compressed PTX entry was not read
+  for (const PtxEntry& c : candidates) {
+    if ((c.entry.flags & (kFatbinLz4 | kFatbinZstd)) != 0) {
+      if (DecompressPtx(c.entry, c.payload, ptx, &decompress_log)) return CUDA_SUCCESS;
+    } else {
+      const auto* text = reinterpret_cast<const char*>(c.payload);
+      ptx->assign(text, strnlen(text, c.entry.payload_size));
+      return CUDA_SUCCESS;
+    }
+  }
+  *log = !decompress_log.empty()
+             ? decompress_log
+             : "the fat binary has no PTX (cubins are not modelled by fakecuda: build with PTX, "
+               "e.g. -arch=sm_90 or -gencode arch=compute_90,code=compute_90)";
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 }  // namespace
 
 CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log) {
@@ -752,9 +939,10 @@ CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log)
     *log = "cubin (ELF) images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  std::string fatbin_ptx;  // the PTX of a fat binary, parsed below as PTX text is
   if (HasPrefix(bytes, {0x50, 0xed, 0x55, 0xba}) || HasPrefix(bytes, {0xb1, 0x43, 0x62, 0x46})) {
-    *log = "fatbinary images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
-    return CUDA_ERROR_NOT_SUPPORTED;
+    if (CUresult e = FatbinPtx(bytes, &fatbin_ptx, log); e != CUDA_SUCCESS) return e;
+    image = fatbin_ptx.c_str();
   }
   std::string_view text(static_cast<const char*>(image));
   if (text.substr(0, kFakeMagic.size()) == kFakeMagic) {

@@ -1,10 +1,14 @@
 // Copyright 2026 The cuhal Authors.
-// Unit tests of fakecuda's module image reader (PTX and the FAKECUDA-MODULE format).
+// Unit tests of fakecuda's module image reader (PTX, the FAKECUDA-MODULE format and fat binaries).
 #include "fakecuda/internal/module_image.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "fakecuda/sample_kernels.h"
 
@@ -196,9 +200,10 @@ TEST(ModuleImageTest, Errors) {
   EXPECT_EQ(ParseModuleImage("", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("hello", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("\x7f" "ELF\x02\x01", &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00, 0};
+  // A fat binary with no entries: nothing the fake can run (FatBinary below has the rest).
+  alignas(8) const unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00};
   EXPECT_EQ(ParseModuleImage(fatbin, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(log.find("fatbinary"), std::string::npos);
+  EXPECT_NE(log.find("fat binary has no PTX"), std::string::npos) << log;
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.address_size 64\n", &image, &log), CUDA_ERROR_INVALID_PTX)
       << "no .target";
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k(.param .u32 a\n", &image, &log),
@@ -282,6 +287,146 @@ TEST(ModuleImageTest, MaxPtxVersion) {
   EXPECT_EQ(MaxPtxVersion(13000), 90);
   EXPECT_EQ(MaxPtxVersion(12080), 87);
   EXPECT_EQ(MaxPtxVersion(12000), 80);
+}
+
+
+// Fat binaries as nvcc embeds them (module_image.cc, FatbinPtx): the first uncompressed PTX
+// entry is read, through the wrapper the CUDA runtime passes too; cubins and compressed PTX are
+// not read.
+struct TestFatbin {
+  alignas(8) unsigned char bytes[1024] = {};
+  std::size_t size = 16;
+
+  TestFatbin() {
+    const std::uint32_t magic = 0xBA55ED50;
+    const std::uint16_t version = 1;
+    const std::uint16_t header_size = 16;
+    std::memcpy(bytes, &magic, 4);
+    std::memcpy(bytes + 4, &version, 2);
+    std::memcpy(bytes + 6, &header_size, 2);
+  }
+  // Appends an entry of `kind` (1 PTX, 2 cubin) with `flags` and `payload` (padded to 8 bytes).
+  void Add(std::uint16_t kind, std::uint64_t flags, std::string_view payload) {
+    unsigned char* e = bytes + size;
+    const std::uint32_t entry_header = 64;
+    const auto padded = static_cast<std::uint32_t>((payload.size() + 1 + 7) / 8 * 8);
+    std::memcpy(e, &kind, 2);
+    std::memcpy(e + 4, &entry_header, 4);
+    std::memcpy(e + 8, &padded, 4);
+    std::memcpy(e + 40, &flags, 8);
+    std::memcpy(e + 64, payload.data(), payload.size());
+    size += 64 + padded;
+    const std::uint64_t entries = size - 16;
+    std::memcpy(bytes + 8, &entries, 8);
+  }
+  // Appends a compressed PTX entry (flags 0x8011 Zstd, 0x2011 LZ4) of `compressed` bytes that
+  // expand to `uncompressed` bytes.
+  void AddCompressed(std::uint64_t flags, const std::vector<unsigned char>& compressed,
+                     std::uint64_t uncompressed) {
+    Add(1, flags, std::string_view(reinterpret_cast<const char*>(compressed.data()),
+                                   compressed.size()));
+    unsigned char* e = bytes + size - 64 - (compressed.size() + 1 + 7) / 8 * 8;
+    const auto compressed_size = static_cast<std::uint32_t>(compressed.size());
+    std::memcpy(e + 16, &compressed_size, 4);
+    std::memcpy(e + 56, &uncompressed, 8);
+  }
+};
+
+bool CanLoad(const char* library) {
+  void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle != nullptr) dlclose(handle);
+  return handle != nullptr;
+}
+
+TEST(ModuleImageTest, FatBinary) {
+  const std::string_view ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n";
+  ModuleImage image;
+  std::string log;
+  TestFatbin fatbin;
+  fatbin.Add(2, 0x11, "\x7f" "ELF not read");
+  fatbin.Add(1, 0x8011, "compressed PTX is not read");
+  fatbin.Add(1, 0x11, ptx);
+  ASSERT_EQ(ParseModuleImage(fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+  ASSERT_EQ(image.kernels.size(), 1u);
+  EXPECT_EQ(image.kernels[0].name, "k");
+
+  // Of several PTX entries, the one for the oldest architecture (entry header word sm_version).
+  TestFatbin multi;
+  multi.Add(1, 0x11,
+            ".version 8.0\n.target sm_100\n.address_size 64\n.visible .entry new() { ret; }\n");
+  const std::uint32_t sm100 = 100;
+  std::memcpy(multi.bytes + 16 + 28, &sm100, 4);
+  multi.Add(1, 0x11,
+            ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry old() { ret; }\n");
+  const std::uint32_t sm75 = 75;
+  std::memcpy(multi.bytes + multi.size - 64 - 80 + 28, &sm75, 4);
+  ASSERT_EQ(ParseModuleImage(multi.bytes, &image, &log), CUDA_SUCCESS) << log;
+  ASSERT_EQ(image.kernels.size(), 1u);
+  EXPECT_EQ(image.kernels[0].name, "old");
+
+  // The wrapper (__fatBinC_Wrapper_t) the CUDA runtime hands to cuLibraryLoadData.
+  struct {
+    std::uint32_t magic = 0x466243B1;
+    std::uint32_t version = 1;
+    const void* data;
+    const void* unused = nullptr;
+  } wrapper{.data = fatbin.bytes};
+  ASSERT_EQ(ParseModuleImage(&wrapper, &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.kernels.size(), 1u);
+
+  TestFatbin compressed_only;
+  compressed_only.Add(1, 0x8011, "compressed");
+  EXPECT_EQ(ParseModuleImage(compressed_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(log.find("compressed"), std::string::npos) << log;
+
+  TestFatbin cubin_only;
+  cubin_only.Add(2, 0x11, "\x7f" "ELF");
+  EXPECT_EQ(ParseModuleImage(cubin_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(log.find("no PTX"), std::string::npos) << log;
+
+  // Compressed PTX (nvcc's default, Zstd; LZ4 with some options) is read through the system's
+  // libzstd.so.1 and liblz4.so.1 where they can be loaded.
+  if (CanLoad("libzstd.so.1")) {
+    // ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry z() { ret; }\n" (73
+    // bytes), compressed by ZSTD_compress at level 19.
+    const std::vector<unsigned char> zstd = {
+        0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x49, 0x15, 0x02, 0x00, 0x92, 0x84, 0x0f, 0x11, 0x90, 0x7d,
+        0x90, 0x0f, 0x09, 0x44, 0xe3, 0x9f, 0xff, 0x27, 0xc9, 0x74, 0xb6, 0x60, 0x7d, 0xe5, 0x19,
+        0x60, 0x7b, 0xb2, 0x4f, 0x5d, 0xbb, 0x08, 0xd9, 0x31, 0xb5, 0xf2, 0x87, 0x3f, 0x64, 0xaf,
+        0xbe, 0x3b, 0x40, 0x31, 0xfe, 0xf9, 0x55, 0x55, 0xeb, 0xd3, 0xd6, 0xd6, 0x00, 0x04, 0xa9,
+        0x58, 0xdd, 0xbe, 0xa3, 0xcb, 0x0e, 0x40, 0xc6, 0x71, 0x39, 0x5f, 0xa5, 0x7f, 0x47, 0x00};
+    TestFatbin zstd_fatbin;
+    zstd_fatbin.Add(2, 0x11, "\x7f" "ELF");
+    zstd_fatbin.AddCompressed(0x8011, zstd, 73);
+    ASSERT_EQ(ParseModuleImage(zstd_fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+    ASSERT_EQ(image.kernels.size(), 1u);
+    EXPECT_EQ(image.kernels[0].name, "z");
+  } else {
+    std::printf("libzstd.so.1 cannot be loaded: Zstd-compressed PTX not tested\n");
+  }
+  if (CanLoad("liblz4.so.1")) {
+    // The same text with the entry named l, compressed by LZ4_compress_default (a raw block).
+    const std::vector<unsigned char> lz4 = {
+        0xf0, 0x3a, 0x2e, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e, 0x20, 0x38, 0x2e, 0x30, 0x0a,
+        0x2e, 0x74, 0x61, 0x72, 0x67, 0x65, 0x74, 0x20, 0x73, 0x6d, 0x5f, 0x39, 0x30, 0x0a, 0x2e,
+        0x61, 0x64, 0x64, 0x72, 0x65, 0x73, 0x73, 0x5f, 0x73, 0x69, 0x7a, 0x65, 0x20, 0x36, 0x34,
+        0x0a, 0x2e, 0x76, 0x69, 0x73, 0x69, 0x62, 0x6c, 0x65, 0x20, 0x2e, 0x65, 0x6e, 0x74, 0x72,
+        0x79, 0x20, 0x6c, 0x28, 0x29, 0x20, 0x7b, 0x20, 0x72, 0x65, 0x74, 0x3b, 0x20, 0x7d, 0x0a};
+    TestFatbin lz4_fatbin;
+    lz4_fatbin.AddCompressed(0x2011, lz4, 0);  // no uncompressed size: the buffer grows
+    ASSERT_EQ(ParseModuleImage(lz4_fatbin.bytes, &image, &log), CUDA_SUCCESS) << log;
+    ASSERT_EQ(image.kernels.size(), 1u);
+    EXPECT_EQ(image.kernels[0].name, "l");
+  } else {
+    std::printf("liblz4.so.1 cannot be loaded: LZ4-compressed PTX not tested\n");
+  }
+
+  TestFatbin malformed;
+  malformed.Add(1, 0x11, ptx);
+  const std::uint32_t too_big = 4096;
+  std::memcpy(malformed.bytes + 16 + 8, &too_big, 4);  // the entry's payload runs past the end
+  EXPECT_EQ(ParseModuleImage(malformed.bytes, &image, &log), CUDA_ERROR_INVALID_IMAGE);
 }
 
 }  // namespace
