@@ -501,6 +501,7 @@ CUresult PoolModel::Allocate(MemPool* pool, Stream* stream, Context* ctx, std::s
   a.ctx_id = ctx->id;
   a.flags = 0;
   a.pool_id = pool->id_;
+  a.sync_memops = -1;
   a.created_by = what;  // reuses the spare node's capacity
   const std::uint64_t alloc_id = a.id;
   st_->memory().Add(std::move(node));

@@ -26,6 +26,21 @@ namespace fakecuda {
 // kVmm: one cuMemMap mapping (fakecuda/internal/vmm_model.h owns its record and its memory).
 enum class MemoryType { kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool, kVmm };
 
+// A managed allocation's cuMemAdvise and cuMemPrefetchAsync state, as cuMemRangeGetAttribute
+// reports it (fakecuda/entry/managed_entry.cc). Locations are kept as CUmemLocation's fields
+// (type: 0 none, 1 device, 2 host, 3 host NUMA node, 4 current thread's NUMA node; id: the
+// device ordinal, the NUMA node, or -1 for the host), none being {0, -2}. The real driver keeps
+// this per page; the fake keeps it per allocation (advice on part of one applies to all of it).
+struct ManagedAdvice {
+  bool read_mostly = false;
+  int preferred_type = 0;
+  int preferred_id = -2;
+  std::uint64_t accessed_by_devices = 0;  // bit d: SET_ACCESSED_BY device d (d < 64)
+  bool accessed_by_host = false;
+  int prefetch_type = 0;
+  int prefetch_id = -2;
+};
+
 struct Allocation {
   std::uint64_t id = 0;
   MemoryType type = MemoryType::kDevice;
@@ -45,6 +60,10 @@ struct Allocation {
   // (fakecuda/internal/pinned_chunks.h; chunk 0: none).
   std::uint64_t pinned_chunk = 0;
   std::uint64_t pinned_offset = 0;
+  // cuPointerSetAttribute(SYNC_MEMOPS): -1 until set (reads as the kind's default: 1 for
+  // device, managed and pool memory, 0 for host memory; fakecuda/entry/pointer_entry.cc).
+  std::int8_t sync_memops = -1;
+  ManagedAdvice advice;    // kManaged only
   std::string created_by;  // entry point, for leak reports
 };
 
