@@ -18,7 +18,13 @@
 # was loaded), $OUT/cuda_python.{real,fake}.txt (pytest -v -rA output), the junit xml
 # $OUT/cuda_python.{real,fake}.<attempt>.xml, and $OUT/cuda_python.diff.txt: one line per test
 # `name real=<PASS|FAIL|SKIP|ERROR|CRASH|HANG|MISSING> fake=<...>` and a summary line.
-# FAKECUDA_* variables pass through to the fake (none are set here: 1 x H200, driver 13000).
+# FAKECUDA_* variables pass through to the fake (none are set here: 1 x H200, driver 13000). On a
+# machine whose GPU is not an H200, test_device_get_name compares the fake's name with
+# nvidia-smi's: give the fake the machine's own profile (build/.../fakecuda/fakecuda_capture DIR 0,
+# then FAKECUDA_DEVICES=DIR/device0.json), as the 2026-12-06 run on an H100 did.
+# Results so far (ci/gpu-probes/results/2026-12-06-h100-cuda-python*.diff.txt): 45 of the 45
+# tests that pass on the real driver pass on the fake (with the H100's profile; 44 with the
+# default H200 one, the device name differing).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; T0=$SECONDS
