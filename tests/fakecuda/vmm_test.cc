@@ -992,9 +992,10 @@ TEST_P(FakeVmmTest, RandomCallSequencesNeverCrashAndLeaveNothing) {
         break;
       }
       case 12: {
-        unsigned long long v = 0;
+        // Room for the largest value (P2P_TOKENS: two 64-bit tokens, written as on the driver).
+        unsigned long long v[8] = {};
         (void)api().cuPointerGetAttribute(
-            &v, static_cast<CUpointer_attribute>(1 + next(21)), address());
+            v, static_cast<CUpointer_attribute>(1 + next(21)), address());
         break;
       }
       default:
