@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -868,10 +869,23 @@ bool DecompressPtx(const FatbinEntry& entry, const unsigned char* payload, std::
 // fakecuda cannot run), or PTX compressed with a library that could not be loaded;
 // CUDA_ERROR_INVALID_IMAGE when malformed. The sizes are the fat binary's own, as the real driver
 // trusts them.
-CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* log) {
+// `limit`: the bytes known to be readable at `image` (SIZE_MAX when unknown, as for
+// cuModuleLoadData); with a known limit nothing past it is read, and a wrapper (which points
+// elsewhere) is refused.
+CUresult FatbinPtx(const unsigned char* image, std::size_t limit, std::string* ptx,
+                   std::string* log) {
+  const bool bounded = limit != std::numeric_limits<std::size_t>::max();
+  if (bounded && limit < sizeof(FatbinHeader)) {
+    *log = "malformed fat binary: shorter than its header";
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   std::uint32_t magic = 0;
   std::memcpy(&magic, image, sizeof(magic));
   if (magic == kFatbinWrapperMagic) {
+    if (bounded) {
+      *log = "fat-binary wrapper: it points outside the given image";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
     const void* data = nullptr;
     std::memcpy(&data, image + 8, sizeof(data));
     if (data == nullptr) {
@@ -885,6 +899,10 @@ CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* lo
   std::memcpy(&header, image, sizeof(header));
   if (header.magic != kFatbinMagic || header.header_size < sizeof(FatbinHeader)) {
     *log = "not a fat binary: bad magic or header size";
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  if (bounded && (header.header_size > limit || header.entries_size > limit - header.header_size)) {
+    *log = "malformed fat binary: its entries run past the given image";
     return CUDA_ERROR_INVALID_IMAGE;
   }
   const unsigned char* entries = image + header.header_size;
@@ -933,6 +951,11 @@ CUresult FatbinPtx(const unsigned char* image, std::string* ptx, std::string* lo
 }  // namespace
 
 CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log) {
+  return ParseModuleImage(image, std::numeric_limits<std::size_t>::max(), out, log);
+}
+
+CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
+                          std::string* log) {
   *out = ModuleImage();
   const auto* bytes = static_cast<const unsigned char*>(image);
   if (HasPrefix(bytes, {0x7f, 'E', 'L', 'F'})) {
@@ -941,7 +964,7 @@ CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log)
   }
   std::string fatbin_ptx;  // the PTX of a fat binary, parsed below as PTX text is
   if (HasPrefix(bytes, {0x50, 0xed, 0x55, 0xba}) || HasPrefix(bytes, {0xb1, 0x43, 0x62, 0x46})) {
-    if (CUresult e = FatbinPtx(bytes, &fatbin_ptx, log); e != CUDA_SUCCESS) return e;
+    if (CUresult e = FatbinPtx(bytes, size, &fatbin_ptx, log); e != CUDA_SUCCESS) return e;
     image = fatbin_ptx.c_str();
   }
   std::string_view text(static_cast<const char*>(image));

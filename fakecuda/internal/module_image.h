@@ -75,6 +75,11 @@ inline constexpr int kMaxRegisters = 255;
 //   CUDA_ERROR_INVALID_PTX          PTX that does not parse (the JIT would fail);
 //   CUDA_ERROR_NOT_SUPPORTED        a cubin or fatbinary: real images fakecuda cannot read.
 CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log);
+// The same, for a caller that knows how many bytes `image` holds (a fuzzer, a file): a fat
+// binary is read no further than `size` bytes, and a fat-binary wrapper (a pointer to one
+// elsewhere) is refused. Text images are NUL-terminated within `size`.
+CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
+                          std::string* log);
 
 // The newest PTX ISA version (major * 10 + minor) a driver of `driver_version` JIT-compiles.
 int MaxPtxVersion(int driver_version);

@@ -17,7 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   image.push_back(0);
   fakecuda::ModuleImage module;
   std::string log;
-  CUresult result = fakecuda::ParseModuleImage(image.data(), &module, &log);
+  // The image's size is known here: the parser must read nothing past it (a fat binary's
+  // header and entries are binary; the first input libFuzzer made was a truncated header).
+  CUresult result = fakecuda::ParseModuleImage(image.data(), image.size(), &module, &log);
   if (result != CUDA_SUCCESS) {
     if (log.empty()) std::abort();  // a failed load always says why
     return 0;

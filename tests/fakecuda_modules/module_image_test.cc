@@ -431,3 +431,25 @@ TEST(ModuleImageTest, FatBinary) {
 
 }  // namespace
 }  // namespace fakecuda
+
+// Found by libFuzzer (module_image, 2026-12-06, in its first seconds): an 8-byte input with the
+// fat-binary magic made the parser read the 16-byte header past the input. With a known size
+// nothing past it is read; a wrapper (a pointer elsewhere) is refused.
+TEST(ModuleImageTest, ABoundedFatBinaryIsReadNoFurtherThanItsSize) {
+  const unsigned char truncated[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00, 0x00};
+  fakecuda::ModuleImage image;
+  std::string log;
+  EXPECT_EQ(fakecuda::ParseModuleImage(truncated, sizeof(truncated), &image, &log),
+            CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_NE(log.find("shorter than its header"), std::string::npos) << log;
+  // A whole header whose entries would run past the given bytes.
+  unsigned char header[24] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00};
+  header[8] = 0x00;
+  header[9] = 0x10;  // entries_size 4096
+  EXPECT_EQ(fakecuda::ParseModuleImage(header, sizeof(header), &image, &log),
+            CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_NE(log.find("run past the given image"), std::string::npos) << log;
+  const unsigned char wrapper[24] = {0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(fakecuda::ParseModuleImage(wrapper, sizeof(wrapper), &image, &log),
+            CUDA_ERROR_INVALID_IMAGE);
+}
