@@ -38,6 +38,7 @@
 
 #include "fakecuda/entry/entry.h"
 #include "fakecuda/entry/fallback.h"
+#include "fakecuda/entry/older_abi.h"
 
 // Fault accounting without requiring an installed driver or cuInit.
 #define FAKECUDA_ENTER_ANYTIME(name)                                              \
@@ -61,22 +62,7 @@ extern "C" {
 extern "C" CUresult CUDAAPI FakecudaGetProcAddressLegacy(const char* symbol, void** pfn,
                                                          int cudaVersion, cuuint64_t flags)
     __asm__("cuGetProcAddress");
-// Older ABIs (fakecuda/entry/older_abi_entry.cc).
-extern "C" {
-CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev)
-    __asm__("cuCtxCreate");
-CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev);
-CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
-                                unsigned int flags, CUdevice dev);
-CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) __asm__("cuDeviceGetUuid");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxReleaseV1(CUdevice dev)
-    __asm__("cuDevicePrimaryCtxRelease");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxResetV1(CUdevice dev) __asm__("cuDevicePrimaryCtxReset");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxSetFlagsV1(CUdevice dev, unsigned int flags)
-    __asm__("cuDevicePrimaryCtxSetFlags");
-CUresult CUDAAPI FakecudaEventElapsedTimeV1(float* pMilliseconds, CUevent hStart, CUevent hEnd)
-    __asm__("cuEventElapsedTime");
-}
+// Older ABIs: fakecuda/entry/older_abi.h.
 // Older ABIs of the capture and graph entry points (capture_entry.cc, graph_query_entry.cc).
 extern "C" {
 CUresult CUDAAPI FakecudaStreamBeginCaptureV1(CUstream hStream) __asm__("cuStreamBeginCapture");

@@ -13,22 +13,9 @@
 // forms: UNMEASURED that the real driver's older forms behave the same on every edge case.
 #include <cuda.h>
 
+#include "fakecuda/entry/older_abi.h"
+
 extern "C" {
-
-CUresult CUDAAPI FakecudaCtxCreateV1(CUcontext* pctx, unsigned int flags, CUdevice dev)
-    __asm__("cuCtxCreate");
-CUresult CUDAAPI cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev);
-CUresult CUDAAPI cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams,
-                                unsigned int flags, CUdevice dev);
-
-CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) __asm__("cuDeviceGetUuid");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxReleaseV1(CUdevice dev)
-    __asm__("cuDevicePrimaryCtxRelease");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxResetV1(CUdevice dev) __asm__("cuDevicePrimaryCtxReset");
-CUresult CUDAAPI FakecudaDevicePrimaryCtxSetFlagsV1(CUdevice dev, unsigned int flags)
-    __asm__("cuDevicePrimaryCtxSetFlags");
-CUresult CUDAAPI FakecudaEventElapsedTimeV1(float* pMilliseconds, CUevent hStart, CUevent hEnd)
-    __asm__("cuEventElapsedTime");
 
 CUresult CUDAAPI FakecudaDeviceGetUuidV1(CUuuid* uuid, CUdevice dev) {
   return cuDeviceGetUuid(uuid, dev);
