@@ -190,6 +190,16 @@ bool Covered(GraphModel& graphs, const std::vector<std::uint64_t>& roots,
 
 }  // namespace
 
+// RouteWork for work queued on the stream handle `h` (kRun when nothing captures or `h` does not
+// resolve: the entry point then runs the work and answers for the handle itself).
+Route RouteHandle(DriverState* st, CUstream h, CUresult* result, StreamCapture** part,
+                  CaptureSequence** seq) CUHAL_REQUIRES(st->mu) {
+  if (st->graphs().captures().empty()) return Route::kRun;
+  const Stream* s = QuietResolve(st, h);
+  if (s == nullptr) return Route::kRun;
+  return RouteWork(st, s, result, part, seq);
+}
+
 // --- hooks ---
 
 bool CaptureKernel(DriverState* st, Stream* s, const FunctionState& f, const LaunchConfig& config,
@@ -225,18 +235,10 @@ bool CaptureHostFunction(DriverState* st, Stream* s, CUhostFn fn, void* data, CU
 
 bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintptr_t dst,
                  CUmemorytype src_type, std::uintptr_t src, std::size_t bytes, CUresult* result) {
-  if (st->graphs().captures().empty()) return false;
-  Stream* s = QuietResolve(st, h);
-  if (s == nullptr) return false;
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
-  switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun:
-      return false;
-    case Route::kDone:
-      return true;
-    case Route::kCapture:
-      break;
+  if (Route r = RouteHandle(st, h, result, &part, &seq); r != Route::kCapture) {
+    return r == Route::kDone;
   }
   if (!SideValid(st, dst_type, dst, bytes) || !SideValid(st, src_type, src, bytes)) {
     *result = CUDA_ERROR_INVALID_VALUE;
@@ -269,18 +271,10 @@ bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintpt
 }
 
 bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUresult* result) {
-  if (st->graphs().captures().empty()) return false;
-  Stream* s = QuietResolve(st, h);
-  if (s == nullptr) return false;
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
-  switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun:
-      return false;
-    case Route::kDone:
-      return true;
-    case Route::kCapture:
-      break;
+  if (Route r = RouteHandle(st, h, result, &part, &seq); r != Route::kCapture) {
+    return r == Route::kDone;
   }
   if (copy.WidthInBytes == 0 || copy.Height == 0 || copy.Depth == 0) {
     *result = CUDA_SUCCESS;  // nothing to copy: no node (as CaptureCopy)
@@ -295,18 +289,10 @@ bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUres
 
 bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned value,
                    std::size_t element_size, std::size_t count, CUresult* result) {
-  if (st->graphs().captures().empty()) return false;
-  Stream* s = QuietResolve(st, h);
-  if (s == nullptr) return false;
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
-  switch (RouteWork(st, s, result, &part, &seq)) {
-    case Route::kRun:
-      return false;
-    case Route::kDone:
-      return true;
-    case Route::kCapture:
-      break;
+  if (Route r = RouteHandle(st, h, result, &part, &seq); r != Route::kCapture) {
+    return r == Route::kDone;
   }
   if (dst % element_size != 0 || !DeviceRangeKnown(st, dst, count * element_size)) {
     *result = CUDA_ERROR_INVALID_VALUE;
