@@ -216,6 +216,44 @@ class TranscriptFile {
   std::FILE* file_;
 };
 
+// Where a child's time goes, with CUHAL_FUZZ_TIMING set: the time from one transcript line to
+// the next is the call the next line reports (prologue "P cuX", calls "<id> <Op>", teardown
+// "T cuX"); at the child's end one line per name, "timing <name> <calls> <ms>", goes to stderr
+// (fuzz.sh adds them up over the run). Not thread-safe; one per child.
+class CallTimes {
+ public:
+  CallTimes() : on_(std::getenv("CUHAL_FUZZ_TIMING") != nullptr) {}
+  CallTimes(const CallTimes&) = delete;             // prints once, at its end
+  CallTimes& operator=(const CallTimes&) = delete;  // ditto
+  ~CallTimes() {
+    for (const auto& [name, t] : totals_) {
+      std::fprintf(stderr, "timing %s %llu %.3f\n", name.c_str(),
+                   static_cast<unsigned long long>(t.calls), t.ms);
+    }
+  }
+  void Start() { last_ = std::chrono::steady_clock::now(); }
+  void Line(const std::string& line) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::size_t a = line.find(' ');
+    std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+    std::string name = a == std::string::npos ? line : line.substr(a + 1, b - a - 1);
+    Total& t = totals_[name];
+    ++t.calls;
+    t.ms += std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  struct Total {
+    std::uint64_t calls = 0;
+    double ms = 0;
+  };
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+  std::map<std::string, Total> totals_;
+};
+
 int ChildMain(const Flags& f) {
   if (!f.sequence_file.empty()) {
     std::vector<std::string> text;
@@ -232,6 +270,7 @@ int ChildMain(const Flags& f) {
     if (!out.ok()) return 3;
     return RunSequence(f.backend, sequence, [&](const std::string& l) { out.Line(l); }) ? 0 : 3;
   }
+  CallTimes times;
   for (std::uint64_t seed = f.first; seed <= f.last; ++seed) {
     std::printf("start %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
@@ -239,7 +278,13 @@ int ChildMain(const Flags& f) {
     if (!out.ok()) return 3;
     out.Line("# seed " + std::to_string(seed) + " backend " + f.backend);
     Sequence sequence = Generate(seed, f.min_calls, f.max_calls);
-    if (!RunSequence(f.backend, sequence, [&](const std::string& l) { out.Line(l); })) return 3;
+    times.Start();
+    if (!RunSequence(f.backend, sequence, [&](const std::string& l) {
+          times.Line(l);
+          out.Line(l);
+        })) {
+      return 3;
+    }
     std::printf("done %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
   }
