@@ -20,6 +20,7 @@
 #include "fakecuda/entry/graph_conditional_hooks.h"
 #include "fakecuda/entry/graph_internal.h"
 #include "fakecuda/internal/array_model.h"
+#include "fakecuda/internal/context_table.h"
 #include "fakecuda/internal/engine_access.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/graph_model.h"
@@ -480,6 +481,37 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGrap
   return ::fakecuda::EntryFailed("cuGraphAddEventWaitNode");
 }
 
+namespace fakecuda {
+namespace {
+
+// The smallest memset node that marks the context (see NoteLmemResizeToMax): 65536 bytes set
+// it, 4096 did not; sizes in between were never generated.
+constexpr std::size_t kLmemResizeMemsetBytes = 65536;
+
+// Measured by the differential fuzzer (H100, driver 580.159.04, 2026-12-06; docs/fuzzing.md):
+// once a graph holding a memset node of 64 KiB or more is instantiated, cuCtxGetFlags of the
+// context reports CU_CTX_LMEM_RESIZE_TO_MAX (24 instead of 8) for the rest of the context's
+// life (also after the executable graph is destroyed); graphs with smaller memset nodes, kernel
+// launches and uninstantiated graphs do not. The driver presumably runs such a memset as a
+// kernel and fixes the context's local memory size for the graph's launches; whether kernel
+// nodes do the same was not measured, so they do not here. The current context is marked.
+void NoteLmemResizeToMax(DriverState* st, const std::vector<GraphNode>& nodes)
+    CUHAL_REQUIRES(st->mu) {
+  Context* ctx = st->CurrentContext();
+  if (ctx == nullptr) return;
+  for (const GraphNode& n : nodes) {
+    if (n.type != CU_GRAPH_NODE_TYPE_MEMSET) continue;
+    const std::size_t bytes = n.memset.width * n.memset.height * n.memset.elementSize;
+    if (bytes >= kLmemResizeMemsetBytes) {
+      ctx->flags |= CU_CTX_LMEM_RESIZE_TO_MAX;
+      return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fakecuda
+
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
                                              unsigned long long flags) try {
   FAKECUDA_ENTER(cuGraphInstantiateWithFlags)
@@ -547,6 +579,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
   exec.graph_id = g->id;
   exec.order = std::move(order);
   if (has_allocs) g->alloc_exec = exec.id;
+  fakecuda::NoteLmemResizeToMax(st, *exec.order);
   *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
   graphs.AddExec(std::move(exec));
   return CUDA_SUCCESS;

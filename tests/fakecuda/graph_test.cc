@@ -371,6 +371,50 @@ TEST_P(GraphTest, StructureQueriesCloneAndEdges) {
   EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
 }
 
+// Measured by the differential fuzzer (H100, driver 580.159.04, 2026-12-06: every one of the 9
+// reads of 24 in 2,839 real-driver transcripts came after such an instantiation, none of the 1,803
+// reads of 8 did; docs/fuzzing.md): instantiating a graph that holds a memset node of 64 KiB makes
+// cuCtxGetFlags report CU_CTX_LMEM_RESIZE_TO_MAX from then on, also once the executable graph is
+// destroyed. A 4 KiB memset node, and a large one in a graph not yet instantiated, do not.
+TEST_P(GraphTest, InstantiatingA64KiBMemsetNodeSetsLmemResizeToMax) {
+  auto flags = [&] {
+    unsigned f = 0;
+    EXPECT_EQ(api().cuCtxGetFlags(&f), CUDA_SUCCESS);
+    return f;
+  };
+  ASSERT_EQ(flags() & CU_CTX_LMEM_RESIZE_TO_MAX, 0u);
+  CUdeviceptr big = 0;
+  ASSERT_EQ(api().cuMemAlloc(&big, 65536), CUDA_SUCCESS);
+  CUDA_MEMSET_NODE_PARAMS ms{};
+  ms.dst = buf_;
+  ms.value = 7;
+  ms.elementSize = 1;
+  ms.width = 4096;
+  ms.height = 1;
+  CUgraph small = nullptr;
+  ASSERT_EQ(api().cuGraphCreate(&small, 0), CUDA_SUCCESS);
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(api().cuGraphAddMemsetNode(&node, small, nullptr, 0, &ms, ctx()), CUDA_SUCCESS);
+  CUgraphExec small_exec = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&small_exec, small, 0), CUDA_SUCCESS);
+  EXPECT_EQ(flags() & CU_CTX_LMEM_RESIZE_TO_MAX, 0u);
+  CUgraph large = nullptr;
+  ASSERT_EQ(api().cuGraphCreate(&large, 0), CUDA_SUCCESS);
+  ms.dst = big;
+  ms.width = 65536;
+  ASSERT_EQ(api().cuGraphAddMemsetNode(&node, large, nullptr, 0, &ms, ctx()), CUDA_SUCCESS);
+  EXPECT_EQ(flags() & CU_CTX_LMEM_RESIZE_TO_MAX, 0u);
+  CUgraphExec large_exec = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&large_exec, large, 0), CUDA_SUCCESS);
+  EXPECT_EQ(flags(), static_cast<unsigned>(CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_MAP_HOST));
+  EXPECT_EQ(api().cuGraphExecDestroy(large_exec), CUDA_SUCCESS);
+  EXPECT_EQ(flags() & CU_CTX_LMEM_RESIZE_TO_MAX, static_cast<unsigned>(CU_CTX_LMEM_RESIZE_TO_MAX));
+  EXPECT_EQ(api().cuGraphExecDestroy(small_exec), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphDestroy(large), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuGraphDestroy(small), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFree(big), CUDA_SUCCESS);
+}
+
 CUHAL_INSTANTIATE_BACKEND_TEST(GraphTest);
 CUHAL_INSTANTIATE_BACKEND_TEST(GraphMemTest);
 
