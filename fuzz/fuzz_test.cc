@@ -80,6 +80,30 @@ TEST(FuzzGeneratorTest, ExcludedCallsAreListedWithReasons) {
   }
 }
 
+// cuMemFreeAsync of pool memory after its pool was destroyed crashed the real driver later
+// (ExcludedCalls): a pool is destroyed only once its memory is freed, by the generator and by
+// the executor alike.
+TEST(FuzzGeneratorTest, APoolWithLiveMemoryIsNotDestroyed) {
+  Model model;
+  const Call create{Op::kMemPoolCreate, 0};
+  const Call alloc{Op::kMemAllocFromPoolAsync, 1, 0, kNullId, kNoId, 64};
+  const Call other{Op::kMemPoolCreate, 2};
+  const Call destroy{Op::kMemPoolDestroy, 3, 0};
+  const Call destroy_other{Op::kMemPoolDestroy, 4, 2};
+  const Call sync{Op::kCtxSynchronize, 5};
+  const Call free_memory{Op::kMemFreeAsync, 6, 1, kNullId};
+  for (const Call& c : {create, alloc, other}) {
+    ASSERT_EQ(model.Check(c), "") << FormatCall(c);
+    model.Apply(c, true);
+  }
+  EXPECT_NE(model.Check(destroy), "");
+  EXPECT_EQ(model.Check(destroy_other), "");
+  model.Apply(sync, true);
+  ASSERT_EQ(model.Check(free_memory), "");
+  model.Apply(free_memory, true);
+  EXPECT_EQ(model.Check(destroy), "");
+}
+
 TEST(FuzzTranscriptTest, FirstMismatchSkipsCommentsAndLeaksAndFindsTheFirstDifference) {
   std::vector<std::string> a = {"# seed 1 backend fake", "0 A -> CUDA_SUCCESS",
                                 "1 B -> CUDA_SUCCESS", "LEAK 1 stream", "2 C -> CUDA_SUCCESS",

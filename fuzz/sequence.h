@@ -97,7 +97,7 @@ struct Handle {
   bool pending = false;      // device memory: async work on it may not have completed
   std::uint64_t freed_at_epoch = 0;  // device memory: the allocation epoch when it was freed
   bool bad_flags = false;    // events created without timing etc. (see executor.cc)
-  int owner = kNoId;         // nodes: their graph; functions: their module
+  int owner = kNoId;         // nodes: their graph; functions: their module; pool memory: its pool
   std::vector<int> targets;  // graphs, execs, memset nodes: the memory their memsets write
 };
 
