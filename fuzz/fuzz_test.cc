@@ -104,6 +104,26 @@ TEST(FuzzGeneratorTest, APoolWithLiveMemoryIsNotDestroyed) {
   EXPECT_EQ(model.Check(destroy), "");
 }
 
+// The real driver gives a freed allocation's address to a stream or a module's globals created
+// after the free (a stale cuMemsetD8 then succeeds): a freed pointer is named only until the next
+// allocation, stream creation or module load.
+TEST(FuzzGeneratorTest, StreamsAndModulesEndTheUseOfFreedPointers) {
+  for (Op op : {Op::kStreamCreate, Op::kStreamCreateWithPriority, Op::kModuleLoadData,
+                Op::kMemAlloc}) {
+    Model model;
+    const Call alloc{Op::kMemAlloc, 0, kNoId, kNoId, kNoId, 64};
+    const Call free_memory{Op::kMemFree, 1, 0};
+    const Call stale_memset{Op::kMemsetD8, 3, 0, kNoId, kNoId, 0, 1};
+    model.Apply(alloc, true);
+    model.Apply(free_memory, true);
+    EXPECT_EQ(model.Stale(), std::vector<int>{0});
+    EXPECT_EQ(model.Check(stale_memset), "");
+    model.Apply(Call{op, 2, kNoId, kNoId, kNoId, op == Op::kMemAlloc ? 64u : 0u}, true);
+    EXPECT_TRUE(model.Stale().empty()) << FormatCall(Call{op, 2});
+    EXPECT_NE(model.Check(stale_memset), "") << FormatCall(Call{op, 2});
+  }
+}
+
 TEST(FuzzTranscriptTest, FirstMismatchSkipsCommentsAndLeaksAndFindsTheFirstDifference) {
   std::vector<std::string> a = {"# seed 1 backend fake", "0 A -> CUDA_SUCCESS",
                                 "1 B -> CUDA_SUCCESS", "LEAK 1 stream", "2 C -> CUDA_SUCCESS",

@@ -362,7 +362,12 @@ void Model::Apply(const Call& call, bool ok) {
       if (call.x == 0) --extra_primary_retains_;
       break;
     case Op::kCtxCreate: create(Kind::kContext); break;
-    case Op::kStreamCreate: case Op::kStreamCreateWithPriority: create(Kind::kStream); break;
+    case Op::kStreamCreate: case Op::kStreamCreateWithPriority:
+      // The driver allocates device memory for a stream, and the module's globals for a module:
+      // both can take a freed allocation's address (ExcludedCalls, "freed device memory").
+      create(Kind::kStream);
+      ++epoch_;
+      break;
     case Op::kEventCreate: create(Kind::kEvent)->bad_flags = (call.x & 2) != 0; break;
     case Op::kMemAlloc: create(Kind::kDevicePtr, call.x); ++epoch_; break;
     case Op::kMemHostAlloc: create(Kind::kHostPtr, call.x); ++epoch_; break;
@@ -375,7 +380,7 @@ void Model::Apply(const Call& call, bool ok) {
       break;
     }
     case Op::kMemPoolCreate: create(Kind::kPool); break;
-    case Op::kModuleLoadData: create(Kind::kModule); break;
+    case Op::kModuleLoadData: create(Kind::kModule); ++epoch_; break;
     case Op::kModuleGetFunction: {
       Handle* f = create(Kind::kFunction, call.x);
       f->owner = call.a;
@@ -447,9 +452,12 @@ const std::vector<ExcludedCall>& ExcludedCalls() {
        "answered differently from run to run (tests/fakecuda/context_test.cc)"},
       {"destroyed stream, event, graph, graph exec, module, function or pool handles",
        "these handles point to freed driver structures; the driver dereferences them"},
-      {"freed device memory named after any later allocation",
+      {"freed device memory named after any later allocation, stream creation or module load",
        "the address may belong to the new allocation (on the real driver, not on the fake): "
-       "stale pointers are only used while no allocation happened since the free"},
+       "stale pointers are only used while no allocation happened since the free. The driver "
+       "allocates device memory for a stream and for a module's globals too: in the H100 runs "
+       "every stale pointer that the driver accepted (14 of 600 uses) had a stream created or a "
+       "module loaded since the free, none of the 396 uses with neither"},
       {"cuLaunchKernel / graph launches over freed, unwritten or out-of-range memory",
        "an illegal address is a sticky error that poisons the context for the rest of the "
        "sequence, and reads of unwritten memory see whatever the GPU held"},

@@ -128,7 +128,7 @@ class Model {
 
   std::map<int, Handle> handles_;
   int extra_primary_retains_ = 0;
-  std::uint64_t epoch_ = 0;  // counts successful allocations of any memory
+  std::uint64_t epoch_ = 0;  // counts successful allocations of any memory (streams, modules too)
 };
 
 // The sequence for `seed`: between min_calls and max_calls calls. Deterministic: the same seed
