@@ -2,6 +2,8 @@
 // cuhal_fuzz: the differential fuzzer's command line (docs/fuzzing.md).
 //
 //   cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D [--batch K] [--timeout S]
+//              [--hold-primary]
+//   cuhal_fuzz --backend fake --seeds-from DIR --transcript-dir D   (the seeds DIR has)
 //   cuhal_fuzz --compare DIR_A DIR_B [--show N]
 //   cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] [--minimize-budget S]
 //   cuhal_fuzz --print SEED | --list-excluded
@@ -58,13 +60,17 @@ struct Flags {
   std::string backends = "fake,real";
   std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
   int minimize_budget_s = 0;  // --minimize-budget: seconds of minimization (0: no limit)
+  bool hold_primary = false;  // --hold-primary: a real-driver child keeps one primary retain
+  std::string seeds_from;     // --seeds-from: run the seeds this transcript directory has
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "cuhal_fuzz: %s\n"
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
-               "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
+               "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S] "
+               "[--hold-primary]\n"
+               "       cuhal_fuzz --backend B --seeds-from DIR --transcript-dir D [...]\n"
                "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
                "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] "
                "[--minimize-budget S]\n"
@@ -136,6 +142,10 @@ Flags ParseFlags(int argc, char** argv) {
       f.minimize_budget_s = static_cast<int>(n);
     } else if (arg == "--backends") {
       f.backends = value();
+    } else if (arg == "--hold-primary") {
+      f.hold_primary = true;
+    } else if (arg == "--seeds-from") {
+      f.seeds_from = value();
     } else if (arg == "--list-excluded") {
       f.mode = "list-excluded";
     } else if (!arg.empty() && arg[0] == '-') {
@@ -166,6 +176,21 @@ CUresult HangingEventQuery(CUevent) {
   for (;;) pause();
 }
 
+// The real driver's table, loaded once per process; null (with a message) where it cannot load.
+const CudaApi* RealApi() {
+  static std::unique_ptr<RealCuda> real;
+  if (real == nullptr) {
+    StatusOr<std::unique_ptr<RealCuda>> loaded = RealCuda::Load();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "cuhal_fuzz: cannot load the real driver: %s\n",
+                   loaded.status().ToString().c_str());
+      return nullptr;
+    }
+    real = std::move(loaded).value();
+  }
+  return &real->api();
+}
+
 bool RunSequence(const std::string& backend, const Sequence& sequence, const LineSink& emit) {
   if (backend == "fake") {
     RunOnFake(sequence, emit);
@@ -182,19 +207,66 @@ bool RunSequence(const std::string& backend, const Sequence& sequence, const Lin
     std::fprintf(stderr, "cuhal_fuzz: unknown backend '%s'\n", backend.c_str());
     return false;
   }
-  static std::unique_ptr<RealCuda> real;
-  if (real == nullptr) {
-    StatusOr<std::unique_ptr<RealCuda>> loaded = RealCuda::Load();
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "cuhal_fuzz: cannot load the real driver: %s\n",
-                   loaded.status().ToString().c_str());
-      return false;
-    }
-    real = std::move(loaded).value();
-  }
-  Execute(real->api(), sequence, emit);
+  const CudaApi* real = RealApi();
+  if (real == nullptr) return false;
+  Execute(*real, sequence, emit);
   return true;
 }
+
+// --hold-primary, in a real-driver child: one retain of device 0's primary context held across
+// the child's sequences, so that a sequence's prologue retain and teardown release do not create
+// and destroy the context each time (measured on an H100: creating and destroying it took 60% of
+// the real driver's time, docs/fuzzing.md). Each sequence still sees the context as a fresh one
+// would be where it can tell: after a sequence that released the context to zero (the hold with
+// it) or left it with a sticky error, the hold starts a new one. Owned by the child's loop; not
+// thread-safe; no stream work of its own.
+class PrimaryHold {
+ public:
+  explicit PrimaryHold(const CudaApi& api) : api_(api) {
+    if (api_.cuInit(0) == CUDA_SUCCESS && api_.cuDeviceGet(&device_, 0) == CUDA_SUCCESS) {
+      Retain();
+    }
+  }
+  PrimaryHold(const PrimaryHold&) = delete;             // holds a retain
+  PrimaryHold& operator=(const PrimaryHold&) = delete;  // ditto
+  ~PrimaryHold() {
+    if (held_) api_.cuDevicePrimaryCtxRelease(device_);
+    std::fprintf(stderr, "hold-primary: %d fresh contexts after sequences\n", renewals_);
+  }
+
+  // After a sequence: renews the context if the sequence released it or left a sticky error.
+  void Restore() {
+    unsigned flags = 0;
+    int active = 0;
+    if (!held_ || api_.cuDevicePrimaryCtxGetState(device_, &flags, &active) != CUDA_SUCCESS) {
+      return;
+    }
+    if (active == 0) {  // the sequence's releases took the hold's retain too
+      held_ = false;
+      Retain();
+      ++renewals_;
+      return;
+    }
+    CUresult r = api_.cuCtxSetCurrent(context_);
+    if (r == CUDA_SUCCESS) r = api_.cuCtxSynchronize();
+    api_.cuCtxSetCurrent(nullptr);
+    if (r != CUDA_SUCCESS) {  // a sticky error: only a new context clears it
+      api_.cuDevicePrimaryCtxRelease(device_);
+      held_ = false;
+      Retain();
+      ++renewals_;
+    }
+  }
+
+ private:
+  void Retain() { held_ = api_.cuDevicePrimaryCtxRetain(&context_, device_) == CUDA_SUCCESS; }
+
+  const CudaApi& api_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  bool held_ = false;
+  int renewals_ = 0;
+};
 
 // A transcript file written line by line, flushed, so that a crash leaves what came before.
 class TranscriptFile {
@@ -271,6 +343,12 @@ int ChildMain(const Flags& f) {
     return RunSequence(f.backend, sequence, [&](const std::string& l) { out.Line(l); }) ? 0 : 3;
   }
   CallTimes times;
+  std::unique_ptr<PrimaryHold> hold;
+  if (f.hold_primary && f.backend == "real") {
+    const CudaApi* real = RealApi();
+    if (real == nullptr) return 3;
+    hold = std::make_unique<PrimaryHold>(*real);
+  }
   for (std::uint64_t seed = f.first; seed <= f.last; ++seed) {
     std::printf("start %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
@@ -285,6 +363,7 @@ int ChildMain(const Flags& f) {
         })) {
       return 3;
     }
+    if (hold != nullptr) hold->Restore();
     std::printf("done %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
   }
@@ -392,53 +471,91 @@ std::string Ending(const std::vector<std::string>& lines) {
   return !lines.empty() && lines.back() == "END" ? "" : "INCOMPLETE";
 }
 
+// The seed ranges to run: --seeds A..B, or with --seeds-from DIR the seeds of DIR's transcripts
+// (<seed>.txt), as maximal runs of consecutive seeds.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> SeedRanges(const Flags& f) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  if (f.seeds_from.empty()) {
+    ranges.emplace_back(f.first, f.last);
+    return ranges;
+  }
+  std::vector<std::uint64_t> seeds;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(f.seeds_from, ec)) {
+    std::uint64_t seed = 0;
+    if (entry.path().extension() == ".txt" && ParseU64(entry.path().stem().string(), &seed)) {
+      seeds.push_back(seed);
+    }
+  }
+  if (ec) Usage(("cannot read --seeds-from " + f.seeds_from).c_str());
+  std::sort(seeds.begin(), seeds.end());
+  for (std::uint64_t seed : seeds) {
+    if (!ranges.empty() && ranges.back().second + 1 == seed) {
+      ranges.back().second = seed;
+    } else {
+      ranges.emplace_back(seed, seed);
+    }
+  }
+  return ranges;
+}
+
 int RunSeeds(const Flags& f, const char* self) {
-  if (!f.have_seeds || f.dir.empty()) Usage("--seeds and --transcript-dir are required");
+  if ((!f.have_seeds && f.seeds_from.empty()) || f.dir.empty()) {
+    Usage("--seeds (or --seeds-from) and --transcript-dir are required");
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.dir, ec);
   int crashes = 0;
   int hangs = 0;
-  std::uint64_t next = f.first;
-  while (next <= f.last) {
-    if (f.deadline != 0 && std::time(nullptr) >= f.deadline) break;  // the rest is not run
-    std::uint64_t end = std::min<std::uint64_t>(f.last, next + f.batch - 1);
-    std::vector<std::string> args = {
-        self, "--child", "--backend", f.backend,
-        "--seeds", std::to_string(next) + ".." + std::to_string(end),
-        "--transcript-dir", f.dir,
-        "--calls", std::to_string(f.min_calls) + ".." + std::to_string(f.max_calls)};
-    ChildOutcome o = RunChild(args, f.timeout_s);
-    if (o.kind == ChildOutcome::kOk) {
-      next = end + 1;
-      continue;
+  std::vector<std::uint64_t> ran;
+  std::uint64_t not_run = 0;
+  for (auto [first, last] : SeedRanges(f)) {
+    std::uint64_t next = first;
+    while (next <= last) {
+      if (f.deadline != 0 && std::time(nullptr) >= f.deadline) break;  // the rest is not run
+      std::uint64_t end = std::min<std::uint64_t>(last, next + f.batch - 1);
+      std::vector<std::string> args = {
+          self, "--child", "--backend", f.backend,
+          "--seeds", std::to_string(next) + ".." + std::to_string(end),
+          "--transcript-dir", f.dir,
+          "--calls", std::to_string(f.min_calls) + ".." + std::to_string(f.max_calls)};
+      if (f.hold_primary) args.emplace_back("--hold-primary");
+      ChildOutcome o = RunChild(args, f.timeout_s);
+      if (o.kind == ChildOutcome::kOk) {
+        for (std::uint64_t s = next; s <= end; ++s) ran.push_back(s);
+        next = end + 1;
+        continue;
+      }
+      if (o.kind == ChildOutcome::kExit && o.code == 3) {
+        std::fprintf(stderr, "cuhal_fuzz: the %s backend cannot run here\n", f.backend.c_str());
+        return 3;
+      }
+      std::string what = Describe(o, f.timeout_s);
+      std::uint64_t culprit = o.running ? *o.running : (o.last_done ? *o.last_done + 1 : next);
+      if (!o.running) what += " (between sequences)";
+      if (culprit > end) {  // ended after its last sequence: the process's exit
+        std::fprintf(stderr, "cuhal_fuzz: seeds %llu..%llu: %s at exit\n",
+                     static_cast<unsigned long long>(next), static_cast<unsigned long long>(end),
+                     what.c_str());
+        ++crashes;
+        for (std::uint64_t s = next; s <= end; ++s) ran.push_back(s);
+        next = end + 1;
+        continue;
+      }
+      AppendLine(SeedPath(f.dir, culprit), what);
+      std::fprintf(stderr, "cuhal_fuzz: seed %llu: %s\n",
+                   static_cast<unsigned long long>(culprit), what.c_str());
+      (o.kind == ChildOutcome::kTimeout ? hangs : crashes)++;
+      for (std::uint64_t s = next; s <= culprit; ++s) ran.push_back(s);
+      next = culprit + 1;
     }
-    if (o.kind == ChildOutcome::kExit && o.code == 3) {
-      std::fprintf(stderr, "cuhal_fuzz: the %s backend cannot run here\n", f.backend.c_str());
-      return 3;
-    }
-    std::string what = Describe(o, f.timeout_s);
-    std::uint64_t culprit = o.running ? *o.running : (o.last_done ? *o.last_done + 1 : next);
-    if (!o.running) what += " (between sequences)";
-    if (culprit > end) {  // ended after its last sequence: the process's exit
-      std::fprintf(stderr, "cuhal_fuzz: seeds %llu..%llu: %s at exit\n",
-                   static_cast<unsigned long long>(next), static_cast<unsigned long long>(end),
-                   what.c_str());
-      ++crashes;
-      next = end + 1;
-      continue;
-    }
-    AppendLine(SeedPath(f.dir, culprit), what);
-    std::fprintf(stderr, "cuhal_fuzz: seed %llu: %s\n", static_cast<unsigned long long>(culprit),
-                 what.c_str());
-    (o.kind == ChildOutcome::kTimeout ? hangs : crashes)++;
-    next = culprit + 1;
+    if (next <= last) not_run += last - next + 1;
   }
   // The summary, and the fake's leak check.
   int leaks = 0;
   int races = 0;
   int incomplete = 0;
-  std::uint64_t run = next > f.last ? f.last - f.first + 1 : next - f.first;
-  for (std::uint64_t seed = f.first; seed < f.first + run; ++seed) {
+  for (std::uint64_t seed : ran) {
     std::vector<std::string> lines;
     if (!ReadLines(SeedPath(f.dir, seed), &lines)) {
       ++incomplete;
@@ -465,10 +582,10 @@ int RunSeeds(const Flags& f, const char* self) {
     std::string ending = Ending(lines);
     if (ending == "INCOMPLETE") ++incomplete;
   }
-  std::printf("backend %s: sequences %llu, crashes %d, hangs %d, leaks %d, incomplete %d, "
+  std::printf("backend %s: sequences %zu, crashes %d, hangs %d, leaks %d, incomplete %d, "
               "not run (deadline) %llu, races %d\n",
-              f.backend.c_str(), static_cast<unsigned long long>(run), crashes, hangs, leaks,
-              incomplete, static_cast<unsigned long long>(f.last - f.first + 1 - run), races);
+              f.backend.c_str(), ran.size(), crashes, hangs, leaks, incomplete,
+              static_cast<unsigned long long>(not_run), races);
   return crashes + hangs + leaks + incomplete + races == 0 ? 0 : 1;
 }
 
