@@ -2,7 +2,6 @@
 // cuhal_fuzz: the differential fuzzer's command line (docs/fuzzing.md).
 //
 //   cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D [--batch K] [--timeout S]
-//              [--hold-primary]
 //   cuhal_fuzz --backend fake --seeds-from DIR --transcript-dir D   (the seeds DIR has)
 //   cuhal_fuzz --compare DIR_A DIR_B [--show N]
 //   cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] [--minimize-budget S]
@@ -60,7 +59,6 @@ struct Flags {
   std::string backends = "fake,real";
   std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
   int minimize_budget_s = 0;  // --minimize-budget: seconds of minimization (0: no limit)
-  bool hold_primary = false;  // --hold-primary: a real-driver child keeps one primary retain
   std::string seeds_from;     // --seeds-from: run the seeds this transcript directory has
 };
 
@@ -68,8 +66,7 @@ struct Flags {
   std::fprintf(stderr,
                "cuhal_fuzz: %s\n"
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
-               "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S] "
-               "[--hold-primary]\n"
+               "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
                "       cuhal_fuzz --backend B --seeds-from DIR --transcript-dir D [...]\n"
                "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
                "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] "
@@ -142,8 +139,6 @@ Flags ParseFlags(int argc, char** argv) {
       f.minimize_budget_s = static_cast<int>(n);
     } else if (arg == "--backends") {
       f.backends = value();
-    } else if (arg == "--hold-primary") {
-      f.hold_primary = true;
     } else if (arg == "--seeds-from") {
       f.seeds_from = value();
     } else if (arg == "--list-excluded") {
@@ -212,61 +207,6 @@ bool RunSequence(const std::string& backend, const Sequence& sequence, const Lin
   Execute(*real, sequence, emit);
   return true;
 }
-
-// --hold-primary, in a real-driver child: one retain of device 0's primary context held across
-// the child's sequences, so that a sequence's prologue retain and teardown release do not create
-// and destroy the context each time (measured on an H100: creating and destroying it took 60% of
-// the real driver's time, docs/fuzzing.md). Each sequence still sees the context as a fresh one
-// would be where it can tell: after a sequence that released the context to zero (the hold with
-// it) or left it with a sticky error, the hold starts a new one. Owned by the child's loop; not
-// thread-safe; no stream work of its own.
-class PrimaryHold {
- public:
-  explicit PrimaryHold(const CudaApi& api) : api_(api) {
-    if (api_.cuInit(0) == CUDA_SUCCESS && api_.cuDeviceGet(&device_, 0) == CUDA_SUCCESS) {
-      Retain();
-    }
-  }
-  PrimaryHold(const PrimaryHold&) = delete;             // holds a retain
-  PrimaryHold& operator=(const PrimaryHold&) = delete;  // ditto
-  ~PrimaryHold() {
-    if (held_) api_.cuDevicePrimaryCtxRelease(device_);
-    std::fprintf(stderr, "hold-primary: %d fresh contexts after sequences\n", renewals_);
-  }
-
-  // After a sequence: renews the context if the sequence released it or left a sticky error.
-  void Restore() {
-    unsigned flags = 0;
-    int active = 0;
-    if (!held_ || api_.cuDevicePrimaryCtxGetState(device_, &flags, &active) != CUDA_SUCCESS) {
-      return;
-    }
-    if (active == 0) {  // the sequence's releases took the hold's retain too
-      held_ = false;
-      Retain();
-      ++renewals_;
-      return;
-    }
-    CUresult r = api_.cuCtxSetCurrent(context_);
-    if (r == CUDA_SUCCESS) r = api_.cuCtxSynchronize();
-    api_.cuCtxSetCurrent(nullptr);
-    if (r != CUDA_SUCCESS) {  // a sticky error: only a new context clears it
-      api_.cuDevicePrimaryCtxRelease(device_);
-      held_ = false;
-      Retain();
-      ++renewals_;
-    }
-  }
-
- private:
-  void Retain() { held_ = api_.cuDevicePrimaryCtxRetain(&context_, device_) == CUDA_SUCCESS; }
-
-  const CudaApi& api_;
-  CUdevice device_ = 0;
-  CUcontext context_ = nullptr;
-  bool held_ = false;
-  int renewals_ = 0;
-};
 
 // A transcript file written line by line, flushed, so that a crash leaves what came before.
 class TranscriptFile {
@@ -343,12 +283,6 @@ int ChildMain(const Flags& f) {
     return RunSequence(f.backend, sequence, [&](const std::string& l) { out.Line(l); }) ? 0 : 3;
   }
   CallTimes times;
-  std::unique_ptr<PrimaryHold> hold;
-  if (f.hold_primary && f.backend == "real") {
-    const CudaApi* real = RealApi();
-    if (real == nullptr) return 3;
-    hold = std::make_unique<PrimaryHold>(*real);
-  }
   for (std::uint64_t seed = f.first; seed <= f.last; ++seed) {
     std::printf("start %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
@@ -363,7 +297,6 @@ int ChildMain(const Flags& f) {
         })) {
       return 3;
     }
-    if (hold != nullptr) hold->Restore();
     std::printf("done %llu\n", static_cast<unsigned long long>(seed));
     std::fflush(stdout);
   }
@@ -519,7 +452,6 @@ int RunSeeds(const Flags& f, const char* self) {
           "--seeds", std::to_string(next) + ".." + std::to_string(end),
           "--transcript-dir", f.dir,
           "--calls", std::to_string(f.min_calls) + ".." + std::to_string(f.max_calls)};
-      if (f.hold_primary) args.emplace_back("--hold-primary");
       ChildOutcome o = RunChild(args, f.timeout_s);
       if (o.kind == ChildOutcome::kOk) {
         for (std::uint64_t s = next; s <= end; ++s) ran.push_back(s);

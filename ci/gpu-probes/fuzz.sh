@@ -11,8 +11,7 @@
 # the fake runs JOBS processes), CUHAL_FUZZ_FIRST (first seed, 1), CUHAL_FUZZ_BUDGET_S (seconds for the fake's run, 120; the
 # real driver gets CUHAL_FUZZ_REAL_BUDGET_S, by default 2x: no batch starts after it, and the report
 # says how many sequences ran), CUHAL_FUZZ_SEED_TIMEOUT (seconds without progress before a seed is
-# a HANG, 10), CUHAL_FUZZ_HOLD_PRIMARY (1: the real driver's children hold the primary context
-# across their sequences, cuhal_fuzz --hold-primary), CUHAL_FUZZ_MINIMIZE (0: do not minimize), CUHAL_FUZZ_TIMING (set: each child adds up
+# a HANG, 10), CUHAL_FUZZ_MINIMIZE (0: do not minimize), CUHAL_FUZZ_TIMING (set: each child adds up
 # the time of each call name; the totals go to $OUT/timing.{fake,real}.txt). Every transcript comes back in $OUT/transcripts.tar.gz.
 # Worst case about 7 minutes: build, 120 + 240 s of runs, 60 s of minimization.
 # Results: $OUT/summary.txt, $OUT/compare.txt, $OUT/minimized.txt, the transcripts of the first
@@ -58,10 +57,7 @@ run_backend() {  # backend batch budget_s gpus [flags of cuhal_fuzz]
   echo "$1: rc $? in $((SECONDS - t)) s on $G GPU(s)"
 }
 run_backend fake 100 "$BUDGET" 1
-REAL_FLAGS=()
-[ "${CUHAL_FUZZ_HOLD_PRIMARY:-0}" = 1 ] && REAL_FLAGS+=(--hold-primary)
-run_backend real "${CUHAL_FUZZ_REAL_BATCH:-25}" "$REAL_BUDGET" "$GPUS" "${REAL_FLAGS[@]}"
-grep -h "hold-primary:" "$WORK/real.err" | awk '{ n += $2 } END { if (NR) print "hold-primary: " n " fresh contexts after sequences, " NR " children" }'
+run_backend real "${CUHAL_FUZZ_REAL_BATCH:-25}" "$REAL_BUDGET" "$GPUS"
 tar czf "$OUT/transcripts.tar.gz" -C "$WORK" fake real
 # With CUHAL_FUZZ_TIMING=1 every child wrote "timing <call> <calls> <ms>": where the time went.
 for b in fake real; do
