@@ -60,6 +60,7 @@ struct Flags {
   std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
   int minimize_budget_s = 0;  // --minimize-budget: seconds of minimization (0: no limit)
   std::string seeds_from;     // --seeds-from: run the seeds this transcript directory has
+  std::string known;          // --known: with --compare, the seeds known to differ, and why
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -68,7 +69,7 @@ struct Flags {
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
                "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
                "       cuhal_fuzz --backend B --seeds-from DIR --transcript-dir D [...]\n"
-               "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
+               "       cuhal_fuzz --compare DIR_A DIR_B [--show N] [--known FILE]\n"
                "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] "
                "[--minimize-budget S]\n"
                "       cuhal_fuzz --print SEED | --list-excluded\n",
@@ -139,6 +140,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.minimize_budget_s = static_cast<int>(n);
     } else if (arg == "--backends") {
       f.backends = value();
+    } else if (arg == "--known") {
+      f.known = value();
     } else if (arg == "--seeds-from") {
       f.seeds_from = value();
     } else if (arg == "--list-excluded") {
@@ -524,8 +527,35 @@ int RunSeeds(const Flags& f, const char* self) {
 // ---------------------------------------------------------------------------------------------
 // --compare
 
+// --known FILE: one line per seed known to differ, "<seed> <class> <why>" ('#' starts a comment).
+// Returns false (with the line) on a malformed line.
+bool ReadKnown(const std::string& path, std::map<std::uint64_t, std::string>* known) {
+  std::vector<std::string> lines;
+  if (!ReadLines(path, &lines)) {
+    std::fprintf(stderr, "cuhal_fuzz: cannot read --known %s\n", path.c_str());
+    return false;
+  }
+  for (const std::string& line : lines) {
+    if (line.empty() || line[0] == '#') continue;
+    std::size_t sp = line.find(' ');
+    std::size_t sp2 = sp == std::string::npos ? sp : line.find(' ', sp + 1);
+    std::uint64_t seed = 0;
+    if (sp == std::string::npos || !ParseU64(line.substr(0, sp), &seed)) {
+      std::fprintf(stderr, "cuhal_fuzz: %s: not '<seed> <class> <why>': %s\n", path.c_str(),
+                   line.c_str());
+      return false;
+    }
+    (*known)[seed] = line.substr(sp + 1, sp2 == std::string::npos ? sp2 : sp2 - sp - 1);
+  }
+  return true;
+}
+
 int Compare(const Flags& f) {
   if (f.positional.size() != 2) Usage("--compare needs DIR_A DIR_B");
+  std::map<std::uint64_t, std::string> known;  // seed -> class
+  if (!f.known.empty() && !ReadKnown(f.known, &known)) return 2;
+  std::map<std::string, int> known_by_class;
+  int stale = 0;
   const std::string& da = f.positional[0];
   const std::string& db = f.positional[1];
   std::vector<std::uint64_t> seeds;
@@ -562,6 +592,17 @@ int Compare(const Flags& f) {
                                        static_cast<unsigned long long>(seed), da.c_str(),
                                        ea.c_str());
     }
+    auto listed = known.find(seed);
+    if (listed != known.end()) {  // known: counted by class (a crash of A's is still one above)
+      if (FirstMismatch(a, b) || !eb.empty()) {
+        ++known_by_class[listed->second];
+      } else {
+        ++stale;
+        std::printf("seed %llu: listed as known (%s) but the transcripts agree: remove it\n",
+                    static_cast<unsigned long long>(seed), listed->second.c_str());
+      }
+      continue;
+    }
     if (!eb.empty()) {
       ++b_bad;
       if (b_bad <= f.show) std::printf("seed %llu: %s: %s\n",
@@ -588,7 +629,14 @@ int Compare(const Flags& f) {
     for (const auto& [op, count] : by_call) std::printf(" %s=%d", op.c_str(), count);
     std::printf("\n");
   }
-  return mismatches + missing + a_bad + b_bad == 0 ? 0 : 1;
+  if (!f.known.empty()) {
+    int total = 0;
+    for (const auto& [c, n] : known_by_class) total += n;
+    std::printf("known differences (%s): %d", f.known.c_str(), total);
+    for (const auto& [c, n] : known_by_class) std::printf(" %s=%d", c.c_str(), n);
+    std::printf("; listed but agreeing: %d\n", stale);
+  }
+  return mismatches + missing + a_bad + b_bad + stale == 0 ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
