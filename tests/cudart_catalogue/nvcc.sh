@@ -20,7 +20,9 @@ find_nvcc() {
 }
 
 nvcc_compress_option() {
-  if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libzstd\.so\.1 '; then
+  # grep reads all of ldconfig's output (grep -q would end the pipe early: under pipefail,
+  # ldconfig's SIGPIPE would read as libzstd missing).
+  if ! /sbin/ldconfig -p 2>/dev/null | grep 'libzstd\.so\.1 ' > /dev/null; then
     echo "--no-compress"
   fi
 }
