@@ -42,7 +42,7 @@ $BUILD/fakecuda/fakecuda_capture "$WORK/profile" 0 || { echo "profile capture fa
 PROFILE=$WORK/profile/device0.json
 cp "$PROFILE" "$WORK/catalogue/device0.json"
 
-$RUNNER --build-only --bin "$WORK/bin" || echo "(some programs did not build: see above)"
+$RUNNER --build-only --bin "$WORK/bin" || exit 1  # 77: no nvcc (said); a failed program: its run
 echo "programs built at $((SECONDS - T0)) s"
 $RUNNER --no-build --bin "$WORK/bin" --jobs "$JOBS" system "$WORK/real"
 echo "real driver done at $((SECONDS - T0)) s"
@@ -57,7 +57,7 @@ for real in "$WORK"/real/*.txt; do
   cp "$WORK/real/$name.err" "$WORK/catalogue/$name.real.err" 2>/dev/null
   cp "$WORK/fake/$name.txt" "$WORK/catalogue/$name.fake.txt" 2>/dev/null
   cp "$WORK/fake/$name.err" "$WORK/catalogue/$name.fake.err" 2>/dev/null
-  cp "$WORK/fake/$name.diff" "$WORK/catalogue/$name.diff" 2>/dev/null
+  [ -s "$WORK/fake/$name.diff" ] && cp "$WORK/fake/$name.diff" "$WORK/catalogue/$name.diff"
 done
 tar czf "$OUT/catalogue.tar.gz" -C "$WORK" catalogue
 grep -E "^[A-Za-z0-9_]+: |program\(s\)" "$WORK/compare.txt"
