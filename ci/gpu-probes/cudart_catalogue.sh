@@ -15,7 +15,7 @@
 # profile (device0.json) and the machine. On an H100 with 16 cores: build about 2 minutes (less
 # when fuzz.sh built the same folder first), programs well under a minute.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; T0=$SECONDS
 JOBS=${CUHAL_CATALOGUE_JOBS:-4}
 WORK=${CUHAL_CATALOGUE_WORK:-/tmp/cuhal_catalogue}
@@ -29,16 +29,16 @@ rm -rf "$WORK"; mkdir -p "$WORK/catalogue" "$WORK/profile"
   echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
 } | tee "$WORK/catalogue/machine.txt"
 
-cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
   -DCUHAL_BUILD_BENCHMARKS=OFF -DCUHAL_BUILD_CLI=OFF > "$WORK/configure.log" 2>&1 \
   || { tail -20 "$WORK/configure.log"; exit 1; }
-timeout 300 cmake --build $BUILD -j"$(nproc)" --target cuhal_fakecuda_dropin fakecuda_capture \
+timeout 300 cmake --build "$BUILD" -j"$(nproc)" --target cuhal_fakecuda_dropin fakecuda_capture \
   > "$WORK/build.log" 2>&1
 rc=$?; echo "drop-in build rc $rc at $((SECONDS - T0)) s"
 [ $rc -eq 0 ] || { grep -m5 -B2 -A5 "error" "$WORK/build.log"; cp "$WORK/build.log" "$OUT/"; exit 1; }
-DROPIN=$(readlink -f $BUILD/dropin)
+DROPIN=$(readlink -f "$BUILD/dropin")
 
-$BUILD/fakecuda/fakecuda_capture "$WORK/profile" 0 || { echo "profile capture failed"; exit 1; }
+"$BUILD/fakecuda/fakecuda_capture" "$WORK/profile" 0 || { echo "profile capture failed"; exit 1; }
 PROFILE=$WORK/profile/device0.json
 cp "$PROFILE" "$WORK/catalogue/device0.json"
 

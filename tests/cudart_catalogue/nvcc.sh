@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Copyright 2026 The cuhal Authors.
 # Sourced (POSIX sh) by the scripts that build CUDA runtime programs with nvcc at test time
 # (run_catalogue.sh here, tests/fakecuda_dropin/cudart_test.sh):
@@ -12,6 +13,7 @@ find_nvcc() {
   for candidate in "${CUDACXX:-}" "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" \
       "$(command -v nvcc 2>/dev/null)" /usr/local/cuda/bin/nvcc; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      # shellcheck disable=SC2034  # read by the scripts that source this one
       nvcc=$candidate
       return 0
     fi

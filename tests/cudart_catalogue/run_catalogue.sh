@@ -25,6 +25,7 @@
 # Exit status: 0 all built and ran (and matched, with --expected), 1 otherwise (--build-only: 0
 # even when a program did not build; its run fails), 77 (with the reason) when there is no nvcc
 # or the drop-in is sanitized.
+# shellcheck disable=SC2317  # compile and run_one are called through spawn
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=nvcc.sh
@@ -139,7 +140,7 @@ run_one() {  # name
   env LD_LIBRARY_PATH="$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${extra_env[@]+"${extra_env[@]}"} \
     timeout -k 10 "$timeout_s" "$bin/$1" > "$out/$1.txt" 2> "$out/$1.err"
   rc=$?
-  [ $rc -eq 0 ] || echo "== exit status $rc" >> "$out/$1.txt"
+  [ "$rc" -eq 0 ] || echo "== exit status $rc" >> "$out/$1.txt"
 }
 for name in "${names[@]}"; do
   [ -x "$bin/$name" ] && spawn run_one "$name"
