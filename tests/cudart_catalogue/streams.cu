@@ -130,7 +130,8 @@ void QueriesAndEvents(int* a) {
   Show("cudaEventRecord(stop)", cudaEventRecord(stop, s));
   Show("cudaEventRecord(untimed)", cudaEventRecord(untimed, s));
   Show("cudaStreamQuery(held back)", cudaStreamQuery(s));
-  Show("cudaEventQuery(start)", cudaEventQuery(start));
+  // `start` is ahead of the gate: it completes (a query right away could still see it pending).
+  Show("cudaEventSynchronize(start)", cudaEventSynchronize(start));
   Show("cudaEventQuery(stop, held back)", cudaEventQuery(stop));
   float ms = -1;
   Show("cudaEventElapsedTime(stop not done)", cudaEventElapsedTime(&ms, start, stop));
@@ -234,7 +235,7 @@ void KernelWhileHeldBack(const char* what, cudaStream_t held, cudaStream_t strea
   cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
   cudaEventRecord(done, stream);
   // Give independent work time to finish before the query.
-  for (int i = 0; i < 1000 && cudaEventQuery(done) == cudaErrorNotReady; ++i) {
+  for (int i = 0; i < 2000 && cudaEventQuery(done) == cudaErrorNotReady; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   std::printf("%s: %s while held back\n", what, cudaGetErrorName(cudaEventQuery(done)));
