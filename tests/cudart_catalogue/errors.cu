@@ -7,27 +7,23 @@
 
 namespace {
 
-void Show(const char *what, cudaError_t e) {
-  std::printf("%s: %s\n", what, cudaGetErrorName(e));
-}
+void Show(const char* what, cudaError_t e) { std::printf("%s: %s\n", what, cudaGetErrorName(e)); }
 
-__global__ void Fill(int *out, int n, int value) {
+__global__ void Fill(int* out, int n, int value) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = value + i;
+  if (i < n) out[i] = value + i;
 }
 
-__global__ void WriteThrough(int *p) { *p = 42; }
+__global__ void WriteThrough(int* p) { *p = 42; }
 
-__global__ void TrapIf(int *flag) {
-  if (*flag != 0)
-    __trap();
+__global__ void TrapIf(int* flag) {
+  if (*flag != 0) __trap();
 }
 
 // Fills n ints with base+i on the device and prints the sum read back (or the
 // error).
-void FillAndSum(const char *label, int n, int base) {
-  int *d = nullptr;
+void FillAndSum(const char* label, int n, int base) {
+  int* d = nullptr;
   cudaError_t e = cudaMalloc(&d, n * sizeof(int));
   if (e != cudaSuccess) {
     Show(label, e);
@@ -36,17 +32,15 @@ void FillAndSum(const char *label, int n, int base) {
   Fill<<<(n + 127) / 128, 128>>>(d, n, base);
   cudaError_t launch = cudaGetLastError();
   int host[1024];
-  cudaError_t copy =
-      cudaMemcpy(host, d, n * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaError_t copy = cudaMemcpy(host, d, n * sizeof(int), cudaMemcpyDeviceToHost);
   long long sum = 0;
-  for (int i = 0; i < n && copy == cudaSuccess; ++i)
-    sum += host[i];
-  std::printf("%s: launch %s, copy %s, sum %lld\n", label,
-              cudaGetErrorName(launch), cudaGetErrorName(copy), sum);
+  for (int i = 0; i < n && copy == cudaSuccess; ++i) sum += host[i];
+  std::printf("%s: launch %s, copy %s, sum %lld\n", label, cudaGetErrorName(launch),
+              cudaGetErrorName(copy), sum);
   Show("  free", cudaFree(d));
 }
 
-} // namespace
+}  // namespace
 
 int main() {
   // Names and strings of a range of codes, including one that is not a code.
@@ -72,7 +66,7 @@ int main() {
   FillAndSum("before errors", 1000, 1);
 
   // A launch with a bad configuration fails at once; the error is not sticky.
-  int *d = nullptr;
+  int* d = nullptr;
   Show("cudaMalloc", cudaMalloc(&d, 64 * sizeof(int)));
   Fill<<<1, 2048>>>(d, 64, 0);
   Show("peek after block of 2048", cudaPeekAtLastError());
@@ -87,8 +81,7 @@ int main() {
 
   // Invalid arguments to API calls: not sticky either.
   int host_word = 0;
-  Show("cudaMemcpy null dst",
-       cudaMemcpy(nullptr, d, 16, cudaMemcpyDeviceToHost));
+  Show("cudaMemcpy null dst", cudaMemcpy(nullptr, d, 16, cudaMemcpyDeviceToHost));
   Show("cudaFree of a host pointer", cudaFree(&host_word));
   Show("get after cudaFree", cudaGetLastError());
   Show("cudaSetDevice 99", cudaSetDevice(99));
@@ -101,7 +94,7 @@ int main() {
 
   // A kernel that traps: the launch succeeds, the synchronization reports it,
   // and it sticks.
-  int *flag = nullptr;
+  int* flag = nullptr;
   Show("cudaMalloc flag", cudaMalloc(&flag, sizeof(int)));
   Show("cudaMemset flag", cudaMemset(flag, 0, sizeof(int)));
   TrapIf<<<1, 1>>>(flag);
@@ -114,14 +107,13 @@ int main() {
   Show("null write launch", cudaGetLastError());
   Show("null write synchronize", cudaDeviceSynchronize());
   Show("synchronize again", cudaDeviceSynchronize());
-  int *e = nullptr;
+  int* e = nullptr;
   Show("cudaMalloc after fault", cudaMalloc(&e, 16));
   Show("get", cudaGetLastError());
   Show("get again", cudaGetLastError());
   Show("peek", cudaPeekAtLastError());
   int host = 0;
-  Show("cudaMemcpy after fault",
-       cudaMemcpy(&host, d, sizeof(int), cudaMemcpyDeviceToHost));
+  Show("cudaMemcpy after fault", cudaMemcpy(&host, d, sizeof(int), cudaMemcpyDeviceToHost));
   cudaStream_t s;
   Show("cudaStreamCreate after fault", cudaStreamCreate(&s));
 

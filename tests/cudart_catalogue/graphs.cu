@@ -8,55 +8,47 @@
 
 namespace {
 
-void Show(const char *what, cudaError_t e) {
-  std::printf("%s: %s\n", what, cudaGetErrorName(e));
-}
+void Show(const char* what, cudaError_t e) { std::printf("%s: %s\n", what, cudaGetErrorName(e)); }
 
 constexpr int kN = 4096;
 int host_buffer[kN];
 
-__global__ void AddScalar(int *out, int n, int value) {
+__global__ void AddScalar(int* out, int n, int value) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] += value;
+  if (i < n) out[i] += value;
 }
 
-__global__ void Scale(int *out, int n, int factor) {
+__global__ void Scale(int* out, int n, int factor) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] *= factor;
+  if (i < n) out[i] *= factor;
 }
 
-void CUDART_CB Count(void *data) { ++*static_cast<int *>(data); }
+void CUDART_CB Count(void* data) { ++*static_cast<int*>(data); }
 
 // Copies the buffer back and prints its sum.
-void PrintSum(const char *label, const int *d) {
-  cudaError_t e =
-      cudaMemcpy(host_buffer, d, sizeof(host_buffer), cudaMemcpyDeviceToHost);
+void PrintSum(const char* label, const int* d) {
+  cudaError_t e = cudaMemcpy(host_buffer, d, sizeof(host_buffer), cudaMemcpyDeviceToHost);
   long long sum = 0;
-  for (int x : host_buffer)
-    sum += x;
+  for (int x : host_buffer) sum += x;
   std::printf("%s: copy %s, sum %lld\n", label, cudaGetErrorName(e), sum);
 }
 
-void PrintCounts(const char *label, cudaGraph_t g) {
+void PrintCounts(const char* label, cudaGraph_t g) {
   size_t nodes = 0, edges = 0;
   cudaError_t a = cudaGraphGetNodes(g, nullptr, &nodes);
   cudaError_t b = cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges);
-  std::printf("%s: %zu nodes, %zu edges (%s %s)\n", label, nodes, edges,
-              cudaGetErrorName(a), cudaGetErrorName(b));
+  std::printf("%s: %zu nodes, %zu edges (%s %s)\n", label, nodes, edges, cudaGetErrorName(a),
+              cudaGetErrorName(b));
 }
 
-} // namespace
+}  // namespace
 
 int main() {
-  int *d = nullptr;
+  int* d = nullptr;
   Show("cudaMalloc", cudaMalloc(&d, kN * sizeof(int)));
   cudaStream_t s, side;
-  Show("cudaStreamCreate",
-       cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  Show("cudaStreamCreate side",
-       cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  Show("cudaStreamCreate", cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  Show("cudaStreamCreate side", cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   int host_calls = 0;
 
   // Global capture: memset, kernels, a host function; nothing runs until the
@@ -64,8 +56,7 @@ int main() {
   cudaStreamCaptureStatus status;
   Show("cudaStreamIsCapturing before", cudaStreamIsCapturing(s, &status));
   std::printf("status %d\n", static_cast<int>(status));
-  Show("cudaStreamBeginCapture global",
-       cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  Show("cudaStreamBeginCapture global", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   Show("cudaStreamIsCapturing", cudaStreamIsCapturing(s, &status));
   std::printf("status %d\n", static_cast<int>(status));
   Show("cudaMemsetAsync", cudaMemsetAsync(d, 0, kN * sizeof(int), s));
@@ -74,11 +65,10 @@ int main() {
   Show("cudaLaunchHostFunc", cudaLaunchHostFunc(s, Count, &host_calls));
   unsigned long long id = 0;
   cudaGraph_t captured = nullptr;
-  const cudaGraphNode_t *deps = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
   size_t ndeps = 0;
   Show("cudaStreamGetCaptureInfo",
-       cudaStreamGetCaptureInfo(s, &status, &id, &captured, &deps, nullptr,
-                                &ndeps));
+       cudaStreamGetCaptureInfo(s, &status, &id, &captured, &deps, nullptr, &ndeps));
   std::printf("status %d, id nonzero %d, graph set %d, %zu dependencies\n",
               static_cast<int>(status), id != 0, captured != nullptr, ndeps);
   cudaGraph_t g = nullptr;
@@ -95,10 +85,9 @@ int main() {
   PrintSum("after two launches ((0+3)*2)", d);
 
   // Calls refused during a global capture invalidate it.
-  Show("cudaStreamBeginCapture global",
-       cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  Show("cudaStreamBeginCapture global", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   AddScalar<<<kN / 256, 256, 0, s>>>(d, kN, 1);
-  int *extra = nullptr;
+  int* extra = nullptr;
   Show("cudaMalloc during global capture", cudaMalloc(&extra, 256));
   Show("cudaStreamIsCapturing", cudaStreamIsCapturing(s, &status));
   std::printf("status %d\n", static_cast<int>(status));
@@ -106,8 +95,7 @@ int main() {
   Show("cudaStreamEndCapture", cudaStreamEndCapture(s, &invalid));
   std::printf("graph is null: %d\n", invalid == nullptr);
   Show("get", cudaGetLastError());
-  Show("cudaStreamBeginCapture global",
-       cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  Show("cudaStreamBeginCapture global", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   Show("cudaStreamSynchronize during capture", cudaStreamSynchronize(s));
   Show("cudaStreamEndCapture", cudaStreamEndCapture(s, &invalid));
   Show("cudaStreamBeginCapture on the legacy stream",
@@ -121,16 +109,13 @@ int main() {
   Show("cudaMalloc during thread-local capture", cudaMalloc(&extra, 256));
   Show("cudaStreamEndCapture", cudaStreamEndCapture(s, &invalid));
   Show("get", cudaGetLastError());
-  Show("cudaStreamBeginCapture relaxed",
-       cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-  Show("cudaMalloc during relaxed capture",
-       cudaMalloc(&extra, 256 * sizeof(int)));
+  Show("cudaStreamBeginCapture relaxed", cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  Show("cudaMalloc during relaxed capture", cudaMalloc(&extra, 256 * sizeof(int)));
   Show("cudaMemcpyAsync device to device",
-       cudaMemcpyAsync(extra, d, 256 * sizeof(int), cudaMemcpyDeviceToDevice,
-                       s));
+       cudaMemcpyAsync(extra, d, 256 * sizeof(int), cudaMemcpyDeviceToDevice, s));
   AddScalar<<<1, 256, 0, s>>>(extra, 256, 1000);
-  Show("cudaMemcpyAsync back", cudaMemcpyAsync(d, extra, 256 * sizeof(int),
-                                               cudaMemcpyDeviceToDevice, s));
+  Show("cudaMemcpyAsync back",
+       cudaMemcpyAsync(d, extra, 256 * sizeof(int), cudaMemcpyDeviceToDevice, s));
   cudaGraph_t relaxed = nullptr;
   Show("cudaStreamEndCapture", cudaStreamEndCapture(s, &relaxed));
   PrintCounts("relaxed graph", relaxed);
@@ -138,8 +123,7 @@ int main() {
 
   // Update the first executable graph with a graph of the same shape but other
   // values.
-  Show("cudaStreamBeginCapture global",
-       cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  Show("cudaStreamBeginCapture global", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   Show("cudaMemsetAsync", cudaMemsetAsync(d, 0, kN * sizeof(int), s));
   AddScalar<<<kN / 256, 256, 0, s>>>(d, kN, 5);
   Scale<<<kN / 256, 256, 0, s>>>(d, kN, 3);
@@ -152,8 +136,7 @@ int main() {
   Show("cudaGraphLaunch", cudaGraphLaunch(exec, s));
   Show("cudaStreamSynchronize", cudaStreamSynchronize(s));
   PrintSum("after the updated graph ((0+5)*3)", d);
-  Show("cudaGraphExecUpdate other shape",
-       cudaGraphExecUpdate(exec, relaxed, &info));
+  Show("cudaGraphExecUpdate other shape", cudaGraphExecUpdate(exec, relaxed, &info));
   std::printf("update result %d\n", static_cast<int>(info.result));
   Show("get", cudaGetLastError());
 
@@ -167,30 +150,27 @@ int main() {
   ms.elementSize = sizeof(int);
   ms.width = kN;
   ms.height = 1;
-  cudaGraphNode_t memset_node, kernel_node, host_node, child_node, empty_node,
-      record_node, wait_node, copy_node;
-  Show("cudaGraphAddMemsetNode",
-       cudaGraphAddMemsetNode(&memset_node, built, nullptr, 0, &ms));
+  cudaGraphNode_t memset_node, kernel_node, host_node, child_node, empty_node, record_node,
+      wait_node, copy_node;
+  Show("cudaGraphAddMemsetNode", cudaGraphAddMemsetNode(&memset_node, built, nullptr, 0, &ms));
   int n = kN;
   int add = 9;
-  void *args[] = {&d, &n, &add};
+  void* args[] = {&d, &n, &add};
   cudaKernelNodeParams kp = {};
-  kp.func = reinterpret_cast<void *>(AddScalar);
+  kp.func = reinterpret_cast<void*>(AddScalar);
   kp.gridDim = dim3(kN / 256);
   kp.blockDim = dim3(256);
   kp.kernelParams = args;
-  Show("cudaGraphAddKernelNode",
-       cudaGraphAddKernelNode(&kernel_node, built, &memset_node, 1, &kp));
+  Show("cudaGraphAddKernelNode", cudaGraphAddKernelNode(&kernel_node, built, &memset_node, 1, &kp));
   cudaHostNodeParams hp = {};
   hp.fn = Count;
   hp.userData = &host_calls;
-  Show("cudaGraphAddHostNode",
-       cudaGraphAddHostNode(&host_node, built, &kernel_node, 1, &hp));
+  Show("cudaGraphAddHostNode", cudaGraphAddHostNode(&host_node, built, &kernel_node, 1, &hp));
   cudaGraph_t child = nullptr;
   Show("cudaGraphCreate child", cudaGraphCreate(&child, 0));
   int factor = 2;
-  void *scale_args[] = {&d, &n, &factor};
-  kp.func = reinterpret_cast<void *>(Scale);
+  void* scale_args[] = {&d, &n, &factor};
+  kp.func = reinterpret_cast<void*>(Scale);
   kp.kernelParams = scale_args;
   cudaGraphNode_t child_kernel;
   Show("cudaGraphAddKernelNode in child",
@@ -198,8 +178,7 @@ int main() {
   Show("cudaGraphAddChildGraphNode",
        cudaGraphAddChildGraphNode(&child_node, built, &kernel_node, 1, child));
   cudaGraphNode_t join[] = {host_node, child_node};
-  Show("cudaGraphAddEmptyNode",
-       cudaGraphAddEmptyNode(&empty_node, built, join, 2));
+  Show("cudaGraphAddEmptyNode", cudaGraphAddEmptyNode(&empty_node, built, join, 2));
   cudaEvent_t ev;
   Show("cudaEventCreate", cudaEventCreate(&ev));
   Show("cudaGraphAddEventRecordNode",
@@ -207,16 +186,15 @@ int main() {
   Show("cudaGraphAddEventWaitNode",
        cudaGraphAddEventWaitNode(&wait_node, built, &record_node, 1, ev));
   Show("cudaGraphAddMemcpyNode1D",
-       cudaGraphAddMemcpyNode1D(&copy_node, built, &wait_node, 1, extra, d,
-                                256 * sizeof(int), cudaMemcpyDeviceToDevice));
+       cudaGraphAddMemcpyNode1D(&copy_node, built, &wait_node, 1, extra, d, 256 * sizeof(int),
+                                cudaMemcpyDeviceToDevice));
   PrintCounts("built graph", built);
   PrintCounts("child graph", child);
   cudaGraph_t clone = nullptr;
   Show("cudaGraphClone", cudaGraphClone(&clone, built));
   PrintCounts("clone", clone);
   cudaGraphExec_t built_exec = nullptr;
-  Show("cudaGraphInstantiate built",
-       cudaGraphInstantiate(&built_exec, built, 0));
+  Show("cudaGraphInstantiate built", cudaGraphInstantiate(&built_exec, built, 0));
   Show("cudaGraphLaunch built", cudaGraphLaunch(built_exec, s));
   Show("cudaStreamSynchronize", cudaStreamSynchronize(s));
   PrintSum("built graph (memset 1 bytes, +9, *2)", d);
@@ -224,8 +202,8 @@ int main() {
 
   // Change the executable graph's kernel node parameters; the graph itself
   // keeps its own.
-  add = -1; // the memset writes 1 into each int: (1 - 1) * 2 = 0
-  kp.func = reinterpret_cast<void *>(AddScalar);
+  add = -1;  // the memset writes 1 into each int: (1 - 1) * 2 = 0
+  kp.func = reinterpret_cast<void*>(AddScalar);
   kp.kernelParams = args;
   Show("cudaGraphExecKernelNodeSetParams",
        cudaGraphExecKernelNodeSetParams(built_exec, kernel_node, &kp));
@@ -233,16 +211,14 @@ int main() {
   Show("cudaStreamSynchronize", cudaStreamSynchronize(s));
   PrintSum("after the exec's parameters changed (all 0)", d);
   cudaGraphExec_t clone_exec = nullptr;
-  Show("cudaGraphInstantiate clone",
-       cudaGraphInstantiate(&clone_exec, clone, 0));
+  Show("cudaGraphInstantiate clone", cudaGraphInstantiate(&clone_exec, clone, 0));
   Show("cudaGraphLaunch clone", cudaGraphLaunch(clone_exec, s));
   Show("cudaStreamSynchronize", cudaStreamSynchronize(s));
   PrintSum("the clone keeps +9", d);
   int copied[256];
   cudaMemcpy(copied, extra, sizeof(copied), cudaMemcpyDeviceToHost);
   long long copy_sum = 0;
-  for (int x : copied)
-    copy_sum += x;
+  for (int x : copied) copy_sum += x;
   std::printf("copy node's destination sum %lld\n", copy_sum);
 
   // Invalid uses of explicit graphs.
@@ -251,21 +227,18 @@ int main() {
        cudaGraphAddKernelNode(&bad, built, nullptr, 0, nullptr));
   Show("cudaGraphAddEmptyNode with null dependencies",
        cudaGraphAddEmptyNode(&bad, built, nullptr, 2));
-  Show("cudaStreamBeginCapture side",
-       cudaStreamBeginCapture(side, cudaStreamCaptureModeGlobal));
+  Show("cudaStreamBeginCapture side", cudaStreamBeginCapture(side, cudaStreamCaptureModeGlobal));
   Show("cudaGraphLaunch into a capturing stream", cudaGraphLaunch(exec, side));
   cudaGraph_t discarded = nullptr;
   Show("cudaStreamEndCapture", cudaStreamEndCapture(side, &discarded));
-  if (discarded != nullptr)
-    cudaGraphDestroy(discarded);
+  if (discarded != nullptr) cudaGraphDestroy(discarded);
   Show("get", cudaGetLastError());
 
   Show("cudaGraphExecDestroy", cudaGraphExecDestroy(exec));
   Show("cudaGraphExecDestroy built", cudaGraphExecDestroy(built_exec));
   Show("cudaGraphExecDestroy clone", cudaGraphExecDestroy(clone_exec));
   cudaGraph_t graphs[] = {g, g2, relaxed, built, child, clone};
-  for (cudaGraph_t x : graphs)
-    Show("cudaGraphDestroy", cudaGraphDestroy(x));
+  for (cudaGraph_t x : graphs) Show("cudaGraphDestroy", cudaGraphDestroy(x));
   Show("cudaEventDestroy", cudaEventDestroy(ev));
   Show("cudaFree", cudaFree(extra));
   Show("cudaFree", cudaFree(d));

@@ -8,17 +8,14 @@
 
 namespace {
 
-void Show(const char *what, cudaError_t e) {
-  std::printf("%s: %s\n", what, cudaGetErrorName(e));
-}
+void Show(const char* what, cudaError_t e) { std::printf("%s: %s\n", what, cudaGetErrorName(e)); }
 
-__global__ void Fill(int *out, int n) {
+__global__ void Fill(int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = 2 * i;
+  if (i < n) out[i] = 2 * i;
 }
 
-} // namespace
+}  // namespace
 
 int main() {
   int major = 0;
@@ -29,7 +26,7 @@ int main() {
        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
   std::printf("compute capability %d.%d\n", major, minor);
 
-  int *d = nullptr;
+  int* d = nullptr;
   Show("cudaMalloc", cudaMalloc(&d, 256 * sizeof(int)));
   Show("cudaMemset", cudaMemset(d, 0, 256 * sizeof(int)));
 
@@ -38,17 +35,15 @@ int main() {
   Show("get again", cudaGetLastError());
   Show("synchronize", cudaDeviceSynchronize());
   int n = 256;
-  void *args[] = {&d, &n};
+  void* args[] = {&d, &n};
   Show("cudaLaunchKernel",
-       cudaLaunchKernel(reinterpret_cast<const void *>(Fill), dim3(2),
-                        dim3(128), args, 0, 0));
+       cudaLaunchKernel(reinterpret_cast<const void*>(Fill), dim3(2), dim3(128), args, 0, 0));
   Show("get", cudaGetLastError());
   cudaFuncAttributes fa = {};
   Show("cudaFuncGetAttributes", cudaFuncGetAttributes(&fa, Fill));
   Show("get", cudaGetLastError());
   Show("cudaFuncSetAttribute",
-       cudaFuncSetAttribute(Fill, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            1024));
+       cudaFuncSetAttribute(Fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024));
   int blocks = -1;
   Show("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Fill, 128, 0));
@@ -57,13 +52,11 @@ int main() {
   // What needs no kernel still works: copies, memset, streams, events, pinned
   // memory.
   int host[256];
-  for (int i = 0; i < 256; ++i)
-    host[i] = i + 1;
-  Show("cudaMemcpy to device",
-       cudaMemcpy(d, host, sizeof(host), cudaMemcpyHostToDevice));
+  for (int i = 0; i < 256; ++i) host[i] = i + 1;
+  Show("cudaMemcpy to device", cudaMemcpy(d, host, sizeof(host), cudaMemcpyHostToDevice));
   cudaStream_t s;
   Show("cudaStreamCreate", cudaStreamCreate(&s));
-  int *pinned = nullptr;
+  int* pinned = nullptr;
   Show("cudaMallocHost", cudaMallocHost(&pinned, sizeof(host)));
   Show("cudaMemsetAsync", cudaMemsetAsync(d, 0, 64 * sizeof(int), s));
   Show("cudaMemcpyAsync to host",
@@ -73,8 +66,7 @@ int main() {
   Show("cudaEventRecord", cudaEventRecord(e, s));
   Show("cudaEventSynchronize", cudaEventSynchronize(e));
   long long sum = 0;
-  for (int i = 0; i < 256; ++i)
-    sum += pinned[i];
+  for (int i = 0; i < 256; ++i) sum += pinned[i];
   std::printf("sum after memset of the first 64 = %lld\n", sum);
   Show("cudaEventDestroy", cudaEventDestroy(e));
   Show("cudaStreamDestroy", cudaStreamDestroy(s));
