@@ -81,7 +81,7 @@ int main() {
 
   // Invalid arguments to API calls: not sticky either.
   int host_word = 0;
-  Show("cudaMemcpy null dst", cudaMemcpy(nullptr, d, 16, cudaMemcpyDeviceToHost));
+  Show("cudaMemcpy with kind 7", cudaMemcpy(d, d, 16, static_cast<cudaMemcpyKind>(7)));
   Show("cudaFree of a host pointer", cudaFree(&host_word));
   Show("get after cudaFree", cudaGetLastError());
   Show("cudaSetDevice 99", cudaSetDevice(99));
