@@ -234,16 +234,17 @@ int main() {
   if (discarded != nullptr) cudaGraphDestroy(discarded);
   Show("get", cudaGetLastError());
 
-  Show("cudaGraphExecDestroy", cudaGraphExecDestroy(exec));
-  Show("cudaGraphExecDestroy built", cudaGraphExecDestroy(built_exec));
-  Show("cudaGraphExecDestroy clone", cudaGraphExecDestroy(clone_exec));
+  // Clean-up: every call's result on one line.
+  std::printf("clean-up:");
+  cudaGraphExec_t execs[] = {exec, built_exec, clone_exec};
+  for (cudaGraphExec_t x : execs) std::printf(" %s", cudaGetErrorName(cudaGraphExecDestroy(x)));
   cudaGraph_t graphs[] = {g, g2, relaxed, built, child, clone};
-  for (cudaGraph_t x : graphs) Show("cudaGraphDestroy", cudaGraphDestroy(x));
-  Show("cudaEventDestroy", cudaEventDestroy(ev));
-  Show("cudaFree", cudaFree(extra));
-  Show("cudaFree", cudaFree(d));
-  Show("cudaStreamDestroy", cudaStreamDestroy(s));
-  Show("cudaStreamDestroy", cudaStreamDestroy(side));
+  for (cudaGraph_t x : graphs) std::printf(" %s", cudaGetErrorName(cudaGraphDestroy(x)));
+  std::printf(" %s", cudaGetErrorName(cudaEventDestroy(ev)));
+  std::printf(" %s", cudaGetErrorName(cudaFree(extra)));
+  std::printf(" %s", cudaGetErrorName(cudaFree(d)));
+  std::printf(" %s", cudaGetErrorName(cudaStreamDestroy(s)));
+  std::printf(" %s\n", cudaGetErrorName(cudaStreamDestroy(side)));
   std::printf("done\n");
   return 0;
 }
