@@ -57,13 +57,35 @@ CUresult CheckCooperative(DriverState* st, const FunctionState& fn, const Launch
   return config.grid.Count() > resident ? CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE : CUDA_SUCCESS;
 }
 
+// What cuLaunchKernelEx's attributes ask of a launch beyond its configuration.
+struct LaunchOptions {
+  bool cooperative = false;         // the grid must be co-resident (CheckCooperative)
+  unsigned cluster[3] = {0, 0, 0};  // CLUSTER_DIMENSION; x 0: none (CheckCluster)
+};
+
+// A cluster shape given at launch (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION). UNMEASURED for the
+// launch itself; the answers are those measured for the cluster occupancy queries, which take
+// the same configuration (fakecuda/entry/occupancy_entry.cc, H100 driver 580.159.04): a grid the
+// cluster does not divide, or a cluster above the portable 8 blocks (16 with
+// NON_PORTABLE_CLUSTER_SIZE_ALLOWED), is CUDA_ERROR_INVALID_CLUSTER_SIZE. The fake runs the
+// blocks as any other grid (cluster special registers and distributed shared memory are not
+// modelled).
+CUresult CheckCluster(const FunctionState& fn, const LaunchConfig& config, const unsigned* dims) {
+  const unsigned dx = dims[0], dy = std::max(dims[1], 1u), dz = std::max(dims[2], 1u);
+  if (config.grid.x % dx != 0 || config.grid.y % dy != 0 || config.grid.z % dz != 0) {
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  std::uint64_t size = std::uint64_t{dx} * dy * dz;
+  return size > (fn.non_portable_cluster != 0 ? 16u : 8u) ? CUDA_ERROR_INVALID_CLUSTER_SIZE
+                                                          : CUDA_SUCCESS;
+}
+
 // cuLaunchKernel, cuLaunchKernelEx and cuLaunchCooperativeKernel: `f` is a function, or a
 // library kernel cast to one: then the kernel's function in the stream's context
-// (fakecuda/internal/library_model.h). `cooperative`: the grid must be co-resident
-// (CheckCooperative).
+// (fakecuda/internal/library_model.h).
 CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config, CUstream hStream,
                       void** kernelParams, void** extra, const char* entry,
-                      bool cooperative = false) CUHAL_REQUIRES(st->mu) {
+                      const LaunchOptions& options = {}) CUHAL_REQUIRES(st->mu) {
   if (Modules(st).FindFunction(f) == nullptr && !IsLiveKernel(st, f)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
@@ -78,8 +100,11 @@ CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config,
   // A module's functions run in the context the module was loaded into.
   if (s->ctx_id != fn->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult e = ValidateLaunch(st, *fn, config); e != CUDA_SUCCESS) return e;
-  if (cooperative) {
+  if (options.cooperative) {
     if (CUresult e = CheckCooperative(st, *fn, config); e != CUDA_SUCCESS) return e;
+  }
+  if (options.cluster[0] != 0) {
+    if (CUresult e = CheckCluster(*fn, config, options.cluster); e != CUDA_SUCCESS) return e;
   }
   std::vector<std::byte> params;
   if (CUresult e = PackParams(fn->kernel, kernelParams, extra, &params); e != CUDA_SUCCESS) {
@@ -249,20 +274,25 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 // cuLaunchKernelEx with no launch attributes launches a function or a CUkernel cast to one as
 // cuLaunchKernel does. Launch attributes: "ignore" (CU_LAUNCH_ATTRIBUTE_IGNORE) is skipped;
 // PRIORITY is accepted and has no effect (the fake runs a stream's work in order, as it does for
-// stream priorities); COOPERATIVE makes it a cooperative launch (CheckCooperative). The others
-// (cluster shape, ...) are not modelled: CUDA_ERROR_NOT_SUPPORTED.
+// stream priorities); COOPERATIVE makes it a cooperative launch (CheckCooperative);
+// CLUSTER_DIMENSION gives a cluster shape (CheckCluster). The others are not modelled:
+// CUDA_ERROR_NOT_SUPPORTED.
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
                                   void** extra) try {
   FAKECUDA_ENTER(cuLaunchKernelEx)
   if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs > 0 && config->attrs == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  bool cooperative = false;
+  fakecuda::LaunchOptions options;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttributeValue& value = config->attrs[i].value;
     switch (fakecuda::EnumBits(config->attrs[i].id)) {
       case CU_LAUNCH_ATTRIBUTE_IGNORE:
       case CU_LAUNCH_ATTRIBUTE_PRIORITY: break;
-      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-        cooperative = config->attrs[i].value.cooperative != 0;
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: options.cooperative = value.cooperative != 0; break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        options.cluster[0] = value.clusterDim.x;
+        options.cluster[1] = value.clusterDim.y;
+        options.cluster[2] = value.clusterDim.z;
         break;
       default: return CUDA_ERROR_NOT_SUPPORTED;
     }
@@ -271,7 +301,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, vo
                                 {config->blockDimX, config->blockDimY, config->blockDimZ},
                                 config->sharedMemBytes};
   return fakecuda::LaunchKernel(st, f, launch, config->hStream, kernelParams, extra,
-                                "cuLaunchKernelEx", cooperative);
+                                "cuLaunchKernelEx", options);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchKernelEx");
 }
@@ -286,8 +316,10 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
   FAKECUDA_ENTER(cuLaunchCooperativeKernel)
   fakecuda::LaunchConfig config{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ},
                                 sharedMemBytes};
+  fakecuda::LaunchOptions options;
+  options.cooperative = true;
   return fakecuda::LaunchKernel(st, f, config, hStream, kernelParams, nullptr,
-                                "cuLaunchCooperativeKernel", /*cooperative=*/true);
+                                "cuLaunchCooperativeKernel", options);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchCooperativeKernel");
 }

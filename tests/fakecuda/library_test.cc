@@ -829,8 +829,8 @@ TEST_P(FakeLibraryTest, ForeignAndStaleHandlesAreInvalidHandle) {
 // Case "launch": cuLaunchKernelEx launches a CUkernel cast to CUfunction (measured 2026-12-06,
 // H100 driver 580.159.04: the value went from 6 to 9). Fake only because the test support's
 // CudaApi table has no cuLaunchKernelEx: the fake's entry point is called directly. PRIORITY is
-// accepted (no effect on the fake); attributes the fake does not model (cluster shape, ...) are
-// NOT_SUPPORTED, the fake's own answer.
+// accepted (no effect on the fake); attributes the fake does not model (access policy windows,
+// ...) are NOT_SUPPORTED, the fake's own answer.
 TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
   unsigned v = 3;
   void* args[] = {&buf_, &v};
@@ -857,8 +857,7 @@ TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(Read(buf_), 9u);
-  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  at.value.clusterDim.x = at.value.clusterDim.y = at.value.clusterDim.z = 1;
+  at.id = CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_NOT_SUPPORTED);
   cfg.attrs = nullptr;
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
@@ -903,6 +902,41 @@ TEST_P(FakeLibraryTest, CooperativeLaunchesMustFitTheDevice) {
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(Read(buf_), 4u);
+}
+
+// A cluster shape given at launch: a grid the cluster divides runs; one it does not divide, or a
+// cluster above the portable 8 blocks, is CUDA_ERROR_INVALID_CLUSTER_SIZE and runs nothing (as
+// measured for the cluster occupancy queries on the same configuration; UNMEASURED for the
+// launch). Fake only, as LaunchKernelExTakesAKernel.
+TEST_P(FakeLibraryTest, ClusterLaunchesCheckTheShape) {
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  unsigned v = 5;
+  void* args[] = {&buf_, &v};
+  CUlaunchConfig cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = 3;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  at.value.clusterDim.x = 2;
+  at.value.clusterDim.y = at.value.clusterDim.z = 1;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  cfg.gridDimX = 16;
+  at.value.clusterDim.x = 16;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 0u);
+  // One block in a cluster of one: add_u32 is not atomic, one thread adds v.
+  cfg.gridDimX = 1;
+  at.value.clusterDim.x = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 5u);
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeLibraryTest);
