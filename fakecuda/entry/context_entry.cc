@@ -139,6 +139,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
     if (st->device(dev).primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   }
   fakecuda::Device& d = st->device(dev);
+  if (d.runtime_release_due) {  // the CUDA runtime's release of its retain (export_tables.h)
+    d.runtime_release_due = false;
+    d.runtime_retains = std::max(0, d.runtime_retains - 1);
+  }
+  // The runtime never holds more than there are (someone else released one it was owed).
+  d.runtime_retains = std::min(d.runtime_retains, d.primary_refcount - 1);
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
     fakecuda::DestroyContextObject(st, d.primary_ctx_id);

@@ -206,7 +206,11 @@ Inventory DriverState::CountLive() const {
       ++inv.contexts;
     }
   }
-  for (const Device& d : contexts_.devices()) inv.primary_retains += d.primary_refcount;
+  for (const Device& d : contexts_.devices()) {
+    const int runtime = std::min(d.runtime_retains, d.primary_refcount);
+    inv.primary_retains += d.primary_refcount - runtime;
+    inv.runtime_primary_retains += runtime;
+  }
   for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) ++inv.streams;
   }
@@ -239,9 +243,15 @@ std::string DriverState::DescribeLive() const {
     }
   }
   for (const Device& d : contexts_.devices()) {
-    if (d.primary_refcount > 0) {
-      os << "primary context of device " << d.ordinal << ": " << d.primary_refcount
+    const int runtime = std::min(d.runtime_retains, d.primary_refcount);
+    if (d.primary_refcount > runtime) {
+      os << "primary context of device " << d.ordinal << ": " << d.primary_refcount - runtime
          << " outstanding cuDevicePrimaryCtxRetain\n";
+    }
+    if (runtime > 0) {
+      os << "primary context of device " << d.ordinal << ": " << runtime
+         << " cuDevicePrimaryCtxRetain held by the CUDA runtime, not the program (libcudart "
+            "does not release a retain after cudaDeviceReset resets the context; not a leak)\n";
     }
   }
   for (const auto& [id, s] : streams_.streams()) {

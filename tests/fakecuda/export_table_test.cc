@@ -237,6 +237,62 @@ TEST_F(ExportTableTest, ContextLocalStorage) {
   g_dtor_calls = nullptr;
 }
 
+// The leak report tells the CUDA runtime's primary-context retains from the program's: the
+// runtime puts its per-context state on each activation it retains (context_local_storage[0])
+// and, at exit, deletes it and releases; after cudaDeviceReset (cuDevicePrimaryCtxReset) it
+// never releases the retain it made before (docs/cudart_on_the_fake.md, "The leak report").
+TEST_F(ExportTableTest, LeakReportNamesTheRuntimesRetains) {
+  using Put = CUresult (*)(CUcontext, void*, void*, void (*)(CUcontext, void*, void*));
+  using Erase = CUresult (*)(CUcontext, void*);
+  const void* table = Table(kContextStorage);
+  auto put = SlotOf<Put>(table, 0);
+  auto erase = SlotOf<Erase>(table, 1);
+  int key = 0;
+  int value = 0;
+  CUcontext primary = nullptr;
+  // The runtime's first use, then cudaDeviceReset: its retain stays owed, and is its own.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &value, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+  fakecuda::Inventory live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 0);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  EXPECT_EQ(live.Total(), 0);
+  EXPECT_EQ(live.ToString(),
+            "none (not leaks: 1 primary context retain(s) held by the CUDA runtime)");
+  EXPECT_NE(fake().LeakReport().find("primary context of device 0: 1 cuDevicePrimaryCtxRetain "
+                                     "held by the CUDA runtime, not the program"),
+            std::string::npos)
+      << fake().LeakReport();
+  // A retain of the program's own, never released, is the program's leak.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 1);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  EXPECT_NE(fake().LeakReport().find("primary context of device 0: 1 outstanding "
+                                     "cuDevicePrimaryCtxRetain"),
+            std::string::npos)
+      << fake().LeakReport();
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  // The runtime's use after the reset: retain, put; at exit delete, release.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &value, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 2);
+  ASSERT_EQ(erase(primary, &key), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 0);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  // Whoever releases the last retain, none is left to be the runtime's: a later retain of the
+  // program's is not counted as the runtime's.
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 0);
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().primary_retains, 1);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 0);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+}
+
 // integrity_check[1]: two fixed answers, else HMAC-MD2 of the record the docs describe.
 TEST_F(ExportTableTest, IntegrityCheck) {
   using Check = CUresult (*)(unsigned, std::uint64_t, std::uint64_t*);
