@@ -293,6 +293,47 @@ TEST_F(ExportTableTest, LeakReportNamesTheRuntimesRetains) {
   ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
 }
 
+// The runtime's release at exit (a context_local_storage delete, then the last release) destroys
+// the primary context and what it still holds: the objects the program never freed, which the
+// leak report still lists as the program's (the real driver frees them silently).
+TEST(ExportTableLeakTest, WhatTheRuntimesReleaseAtExitDestroysIsTheProgramsLeak) {
+  fakecuda::ScopedDriver driver;
+  ASSERT_TRUE(driver.ok());
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  const void* table = nullptr;
+  ASSERT_EQ(cuGetExportTable(&table, &kContextStorage), CUDA_SUCCESS);
+  auto put =
+      SlotOf<CUresult (*)(CUcontext, void*, void*, void (*)(CUcontext, void*, void*))>(table, 0);
+  auto erase = SlotOf<CUresult (*)(CUcontext, void*)>(table, 1);
+  int key = 0;
+  CUcontext primary = nullptr;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &key, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS);
+  CUdeviceptr kept = 0;
+  CUdeviceptr freed = 0;
+  ASSERT_EQ(cuMemAlloc(&kept, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&freed, 8192), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree(freed), CUDA_SUCCESS);
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(erase(primary, &key), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  fakecuda::Inventory live = driver->LiveObjects();
+  EXPECT_EQ(live.device_allocations, 1);
+  EXPECT_EQ(live.streams, 1);
+  EXPECT_EQ(live.primary_retains + live.runtime_primary_retains, 0);
+  EXPECT_EQ(live.Total(), 2) << live.ToString();
+  const std::string report = driver->LeakReport();
+  EXPECT_NE(report.find(" of 4096 bytes (cuMemAlloc) (left to the CUDA runtime's teardown at "
+                        "exit)"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("8192"), std::string::npos) << report;
+  EXPECT_NE(report.find("stream "), std::string::npos) << report;
+}
+
 // integrity_check[1]: two fixed answers, else HMAC-MD2 of the record the docs describe.
 TEST_F(ExportTableTest, IntegrityCheck) {
   using Check = CUresult (*)(unsigned, std::uint64_t, std::uint64_t*);
