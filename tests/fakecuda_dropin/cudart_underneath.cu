@@ -40,7 +40,7 @@ bool Ok(cudaError_t e, const char* what) {
   return false;
 }
 
-// What `work` made, freed by its destructor whether or not the work got to the end.
+// What `work` made, all freed by Release whether or not the work got to the end.
 struct Resources {
   int* a = nullptr;
   int* b = nullptr;
@@ -48,20 +48,21 @@ struct Resources {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
-  bool ok = true;  // every release succeeded
 
-  ~Resources() {
+  // Whether every release succeeded (each is tried).
+  bool Release() {
+    bool ok = true;
     if (start != nullptr) ok &= Ok(cudaEventDestroy(start), "cudaEventDestroy start");
     if (stop != nullptr) ok &= Ok(cudaEventDestroy(stop), "cudaEventDestroy stop");
     if (stream != nullptr) ok &= Ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
     if (host != nullptr) ok &= Ok(cudaFreeHost(host), "cudaFreeHost");
     if (b != nullptr) ok &= Ok(cudaFree(b), "cudaFree b");
     if (a != nullptr) ok &= Ok(cudaFree(a), "cudaFree a");
+    return ok;
   }
 };
 
-bool Work() {
-  Resources r;
+bool Steps(Resources& r) {
   const size_t bytes = kCount * sizeof(int);
   if (!Ok(cudaMalloc(&r.a, bytes), "cudaMalloc a") ||
       !Ok(cudaMalloc(&r.b, bytes), "cudaMalloc b") ||
@@ -99,6 +100,12 @@ bool Work() {
   }
   std::printf("work: %d elements right, %.6f ms between the events\n", kCount, ms);
   return true;
+}
+
+bool Work() {
+  Resources r;
+  const bool ok = Steps(r);
+  return r.Release() && ok;
 }
 
 bool Reset() { return Ok(cudaDeviceReset(), "cudaDeviceReset"); }
