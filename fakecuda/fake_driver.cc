@@ -46,10 +46,14 @@ std::string Inventory::ToString() const {
   add(green_contexts, "green context(s)");
   add(libraries, "library(ies)");
   std::string out = os.tellp() > 0 ? os.str() : "none";
+  std::string runtime;
   if (runtime_primary_retains > 0) {
-    out += " (not leaks: " + std::to_string(runtime_primary_retains) +
-           " primary context retain(s) held by the CUDA runtime)";
+    runtime = std::to_string(runtime_primary_retains) + " primary context retain(s)";
   }
+  if (runtime_libraries > 0) {
+    runtime += (runtime.empty() ? "" : ", ") + std::to_string(runtime_libraries) + " library(ies)";
+  }
+  if (!runtime.empty()) out += " (not leaks: " + runtime + " held by the CUDA runtime)";
   return out;
 }
 

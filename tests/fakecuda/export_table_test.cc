@@ -334,6 +334,35 @@ TEST(ExportTableLeakTest, WhatTheRuntimesReleaseAtExitDestroysIsTheProgramsLeak)
   EXPECT_NE(report.find("stream "), std::string::npos) << report;
 }
 
+// A library loaded from a fat-binary wrapper is the CUDA runtime's registration of the program's
+// kernels (it unloads it at exit): while loaded, the leak report names it as the runtime's.
+TEST_F(ExportTableTest, LibrariesFromFatBinaryWrappersAreTheRuntimes) {
+  alignas(8) static const unsigned char kEmptyFatbin[16] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00,
+                                                            0x10, 0x00};
+  struct {
+    std::uint32_t magic = 0x466243B1;
+    std::uint32_t version = 1;
+    const void* data = kEmptyFatbin;
+    const void* unused = nullptr;
+  } wrapper;
+  CUlibrary runtime = nullptr;
+  CUlibrary program = nullptr;
+  ASSERT_EQ(cuLibraryLoadData(&runtime, &wrapper, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLibraryLoadData(&program, kEmptyFatbin, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  fakecuda::Inventory live = fake().LiveObjects();
+  EXPECT_EQ(live.libraries, 1);
+  EXPECT_EQ(live.runtime_libraries, 1);
+  EXPECT_EQ(live.ToString(), "1 library(ies) (not leaks: 1 library(ies) held by the CUDA runtime)");
+  EXPECT_NE(fake().LeakReport().find("held by the CUDA runtime, not the program (its registration"),
+            std::string::npos)
+      << fake().LeakReport();
+  EXPECT_EQ(cuLibraryUnload(runtime), CUDA_SUCCESS);
+  EXPECT_EQ(cuLibraryUnload(program), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_libraries, 0);
+}
+
 // integrity_check[1]: two fixed answers, else HMAC-MD2 of the record the docs describe.
 TEST_F(ExportTableTest, IntegrityCheck) {
   using Check = CUresult (*)(unsigned, std::uint64_t, std::uint64_t*);
