@@ -94,6 +94,7 @@ faults)
       'cuMemcpyHtoDAsync:1:CUDA_ERROR_INVALID_VALUE:cudaErrorInvalidValue:none' \
       'cuMemsetD8Async:1:CUDA_ERROR_INVALID_VALUE:cudaErrorInvalidValue:none' \
       'cuLibraryLoadData:1:CUDA_ERROR_NO_BINARY_FOR_GPU:cudaErrorNoKernelImageForDevice:none' \
+      'cuLibraryGetKernel:1:CUDA_ERROR_NOT_FOUND:cudaErrorSymbolNotFound:none' \
       'cuLaunchKernel:1:CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:cudaErrorLaunchOutOfResources:none' \
       'cuMemcpyDtoDAsync:1:CUDA_ERROR_INVALID_VALUE:cudaErrorInvalidValue:none' \
       'cuMemcpyDtoHAsync:1:CUDA_ERROR_UNKNOWN:cudaErrorUnknown:none' \
