@@ -4,6 +4,7 @@
 // argument; they count as calls of their plain names (fault rules, call log), like cuMemAlloc_v2
 // counts as cuMemAlloc, because cuGetProcAddress hands them out for the plain names.
 #include <algorithm>
+#include <string>
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
@@ -154,9 +155,24 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
     if (st->device(dev).primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   }
   fakecuda::Device& d = st->device(dev);
+  const bool runtime_release = d.runtime_release_due;
+  if (runtime_release) {  // the CUDA runtime's release of its retain (export_tables.h)
+    d.runtime_release_due = false;
+    d.runtime_retains = std::max(0, d.runtime_retains - 1);
+  }
+  // The runtime never holds more than there are (someone else released one it was owed).
+  d.runtime_retains = std::min(d.runtime_retains, d.primary_refcount - 1);
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+    // When it is the runtime's, at exit, what goes with it is what the program did not free.
+    if (runtime_release && st->contexts().IsLive(d.primary_ctx_id)) {
+      const fakecuda::Inventory before = st->CountLive();
+      const std::string described = st->DescribeLive();
+      fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+      st->NoteRuntimeTeardown(before, described);
+    } else {
+      fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+    }
   }
   return CUDA_SUCCESS;
 } catch (...) {
