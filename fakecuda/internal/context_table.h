@@ -48,6 +48,10 @@ struct Device {
   CUdeviceptr next_va = 0;       // bump pointer of this device's virtual address range
   std::uint64_t default_pool_id = 0;
   std::uint64_t current_pool_id = 0;
+  // Set when a context of this device was destroyed (or the primary context reset) while it held
+  // a sticky error; from then on no context of the device can be made (retain and create are
+  // CUDA_ERROR_DEVICE_UNAVAILABLE) for the driver's life (context_entry.cc, MarkIfFaulted).
+  bool unavailable = false;
 
   // Bytes of device memory not in use.
   std::size_t free_bytes() const {
