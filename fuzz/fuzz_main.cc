@@ -2,6 +2,7 @@
 // cuhal_fuzz: the differential fuzzer's command line (docs/fuzzing.md).
 //
 //   cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D [--batch K] [--timeout S]
+//   cuhal_fuzz --backend fake --seeds-from DIR --transcript-dir D   (the seeds DIR has)
 //   cuhal_fuzz --compare DIR_A DIR_B [--show N]
 //   cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] [--minimize-budget S]
 //   cuhal_fuzz --print SEED | --list-excluded
@@ -58,6 +59,8 @@ struct Flags {
   std::string backends = "fake,real";
   std::int64_t deadline = 0;  // --deadline: Unix time after which no new batch starts (0: none)
   int minimize_budget_s = 0;  // --minimize-budget: seconds of minimization (0: no limit)
+  std::string seeds_from;     // --seeds-from: run the seeds this transcript directory has
+  std::string known;          // --known: with --compare, the seeds known to differ, and why
 };
 
 [[noreturn]] void Usage(const char* why) {
@@ -65,7 +68,8 @@ struct Flags {
                "cuhal_fuzz: %s\n"
                "usage: cuhal_fuzz --backend fake|real --seeds A..B --transcript-dir D "
                "[--batch K] [--timeout S] [--calls MIN..MAX] [--deadline UNIX_S]\n"
-               "       cuhal_fuzz --compare DIR_A DIR_B [--show N]\n"
+               "       cuhal_fuzz --backend B --seeds-from DIR --transcript-dir D [...]\n"
+               "       cuhal_fuzz --compare DIR_A DIR_B [--show N] [--known FILE]\n"
                "       cuhal_fuzz --minimize SEED [--backends fake,real] [--timeout S] "
                "[--minimize-budget S]\n"
                "       cuhal_fuzz --print SEED | --list-excluded\n",
@@ -136,6 +140,10 @@ Flags ParseFlags(int argc, char** argv) {
       f.minimize_budget_s = static_cast<int>(n);
     } else if (arg == "--backends") {
       f.backends = value();
+    } else if (arg == "--known") {
+      f.known = value();
+    } else if (arg == "--seeds-from") {
+      f.seeds_from = value();
     } else if (arg == "--list-excluded") {
       f.mode = "list-excluded";
     } else if (!arg.empty() && arg[0] == '-') {
@@ -166,6 +174,21 @@ CUresult HangingEventQuery(CUevent) {
   for (;;) pause();
 }
 
+// The real driver's table, loaded once per process; null (with a message) where it cannot load.
+const CudaApi* RealApi() {
+  static std::unique_ptr<RealCuda> real;
+  if (real == nullptr) {
+    StatusOr<std::unique_ptr<RealCuda>> loaded = RealCuda::Load();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "cuhal_fuzz: cannot load the real driver: %s\n",
+                   loaded.status().ToString().c_str());
+      return nullptr;
+    }
+    real = std::move(loaded).value();
+  }
+  return &real->api();
+}
+
 bool RunSequence(const std::string& backend, const Sequence& sequence, const LineSink& emit) {
   if (backend == "fake") {
     RunOnFake(sequence, emit);
@@ -182,17 +205,9 @@ bool RunSequence(const std::string& backend, const Sequence& sequence, const Lin
     std::fprintf(stderr, "cuhal_fuzz: unknown backend '%s'\n", backend.c_str());
     return false;
   }
-  static std::unique_ptr<RealCuda> real;
-  if (real == nullptr) {
-    StatusOr<std::unique_ptr<RealCuda>> loaded = RealCuda::Load();
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "cuhal_fuzz: cannot load the real driver: %s\n",
-                   loaded.status().ToString().c_str());
-      return false;
-    }
-    real = std::move(loaded).value();
-  }
-  Execute(real->api(), sequence, emit);
+  const CudaApi* real = RealApi();
+  if (real == nullptr) return false;
+  Execute(*real, sequence, emit);
   return true;
 }
 
@@ -392,53 +407,90 @@ std::string Ending(const std::vector<std::string>& lines) {
   return !lines.empty() && lines.back() == "END" ? "" : "INCOMPLETE";
 }
 
+// The seed ranges to run: --seeds A..B, or with --seeds-from DIR the seeds of DIR's transcripts
+// (<seed>.txt), as maximal runs of consecutive seeds.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> SeedRanges(const Flags& f) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  if (f.seeds_from.empty()) {
+    ranges.emplace_back(f.first, f.last);
+    return ranges;
+  }
+  std::vector<std::uint64_t> seeds;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(f.seeds_from, ec)) {
+    std::uint64_t seed = 0;
+    if (entry.path().extension() == ".txt" && ParseU64(entry.path().stem().string(), &seed)) {
+      seeds.push_back(seed);
+    }
+  }
+  if (ec) Usage(("cannot read --seeds-from " + f.seeds_from).c_str());
+  std::sort(seeds.begin(), seeds.end());
+  for (std::uint64_t seed : seeds) {
+    if (!ranges.empty() && ranges.back().second + 1 == seed) {
+      ranges.back().second = seed;
+    } else {
+      ranges.emplace_back(seed, seed);
+    }
+  }
+  return ranges;
+}
+
 int RunSeeds(const Flags& f, const char* self) {
-  if (!f.have_seeds || f.dir.empty()) Usage("--seeds and --transcript-dir are required");
+  if ((!f.have_seeds && f.seeds_from.empty()) || f.dir.empty()) {
+    Usage("--seeds (or --seeds-from) and --transcript-dir are required");
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.dir, ec);
   int crashes = 0;
   int hangs = 0;
-  std::uint64_t next = f.first;
-  while (next <= f.last) {
-    if (f.deadline != 0 && std::time(nullptr) >= f.deadline) break;  // the rest is not run
-    std::uint64_t end = std::min<std::uint64_t>(f.last, next + f.batch - 1);
-    std::vector<std::string> args = {
-        self, "--child", "--backend", f.backend,
-        "--seeds", std::to_string(next) + ".." + std::to_string(end),
-        "--transcript-dir", f.dir,
-        "--calls", std::to_string(f.min_calls) + ".." + std::to_string(f.max_calls)};
-    ChildOutcome o = RunChild(args, f.timeout_s);
-    if (o.kind == ChildOutcome::kOk) {
-      next = end + 1;
-      continue;
+  std::vector<std::uint64_t> ran;
+  std::uint64_t not_run = 0;
+  for (auto [first, last] : SeedRanges(f)) {
+    std::uint64_t next = first;
+    while (next <= last) {
+      if (f.deadline != 0 && std::time(nullptr) >= f.deadline) break;  // the rest is not run
+      std::uint64_t end = std::min<std::uint64_t>(last, next + f.batch - 1);
+      std::vector<std::string> args = {
+          self, "--child", "--backend", f.backend,
+          "--seeds", std::to_string(next) + ".." + std::to_string(end),
+          "--transcript-dir", f.dir,
+          "--calls", std::to_string(f.min_calls) + ".." + std::to_string(f.max_calls)};
+      ChildOutcome o = RunChild(args, f.timeout_s);
+      if (o.kind == ChildOutcome::kOk) {
+        for (std::uint64_t s = next; s <= end; ++s) ran.push_back(s);
+        next = end + 1;
+        continue;
+      }
+      if (o.kind == ChildOutcome::kExit && o.code == 3) {
+        std::fprintf(stderr, "cuhal_fuzz: the %s backend cannot run here\n", f.backend.c_str());
+        return 3;
+      }
+      std::string what = Describe(o, f.timeout_s);
+      std::uint64_t culprit = o.running ? *o.running : (o.last_done ? *o.last_done + 1 : next);
+      if (!o.running) what += " (between sequences)";
+      if (culprit > end) {  // ended after its last sequence: the process's exit
+        std::fprintf(stderr, "cuhal_fuzz: seeds %llu..%llu: %s at exit\n",
+                     static_cast<unsigned long long>(next), static_cast<unsigned long long>(end),
+                     what.c_str());
+        ++crashes;
+        for (std::uint64_t s = next; s <= end; ++s) ran.push_back(s);
+        next = end + 1;
+        continue;
+      }
+      AppendLine(SeedPath(f.dir, culprit), what);
+      std::fprintf(stderr, "cuhal_fuzz: seed %llu: %s\n",
+                   static_cast<unsigned long long>(culprit), what.c_str());
+      (o.kind == ChildOutcome::kTimeout ? hangs : crashes)++;
+      for (std::uint64_t s = next; s <= culprit; ++s) ran.push_back(s);
+      next = culprit + 1;
     }
-    if (o.kind == ChildOutcome::kExit && o.code == 3) {
-      std::fprintf(stderr, "cuhal_fuzz: the %s backend cannot run here\n", f.backend.c_str());
-      return 3;
-    }
-    std::string what = Describe(o, f.timeout_s);
-    std::uint64_t culprit = o.running ? *o.running : (o.last_done ? *o.last_done + 1 : next);
-    if (!o.running) what += " (between sequences)";
-    if (culprit > end) {  // ended after its last sequence: the process's exit
-      std::fprintf(stderr, "cuhal_fuzz: seeds %llu..%llu: %s at exit\n",
-                   static_cast<unsigned long long>(next), static_cast<unsigned long long>(end),
-                   what.c_str());
-      ++crashes;
-      next = end + 1;
-      continue;
-    }
-    AppendLine(SeedPath(f.dir, culprit), what);
-    std::fprintf(stderr, "cuhal_fuzz: seed %llu: %s\n", static_cast<unsigned long long>(culprit),
-                 what.c_str());
-    (o.kind == ChildOutcome::kTimeout ? hangs : crashes)++;
-    next = culprit + 1;
+    if (next <= last) not_run += last - next + 1;
   }
   // The summary, and the fake's leak check.
   int leaks = 0;
   int races = 0;
   int incomplete = 0;
-  std::uint64_t run = next > f.last ? f.last - f.first + 1 : next - f.first;
-  for (std::uint64_t seed = f.first; seed < f.first + run; ++seed) {
+  for (std::uint64_t seed : ran) {
     std::vector<std::string> lines;
     if (!ReadLines(SeedPath(f.dir, seed), &lines)) {
       ++incomplete;
@@ -465,18 +517,45 @@ int RunSeeds(const Flags& f, const char* self) {
     std::string ending = Ending(lines);
     if (ending == "INCOMPLETE") ++incomplete;
   }
-  std::printf("backend %s: sequences %llu, crashes %d, hangs %d, leaks %d, incomplete %d, "
+  std::printf("backend %s: sequences %zu, crashes %d, hangs %d, leaks %d, incomplete %d, "
               "not run (deadline) %llu, races %d\n",
-              f.backend.c_str(), static_cast<unsigned long long>(run), crashes, hangs, leaks,
-              incomplete, static_cast<unsigned long long>(f.last - f.first + 1 - run), races);
+              f.backend.c_str(), ran.size(), crashes, hangs, leaks, incomplete,
+              static_cast<unsigned long long>(not_run), races);
   return crashes + hangs + leaks + incomplete + races == 0 ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
 // --compare
 
+// --known FILE: one line per seed known to differ, "<seed> <class> <why>" ('#' starts a comment).
+// Returns false (with the line) on a malformed line.
+bool ReadKnown(const std::string& path, std::map<std::uint64_t, std::string>* known) {
+  std::vector<std::string> lines;
+  if (!ReadLines(path, &lines)) {
+    std::fprintf(stderr, "cuhal_fuzz: cannot read --known %s\n", path.c_str());
+    return false;
+  }
+  for (const std::string& line : lines) {
+    if (line.empty() || line[0] == '#') continue;
+    std::size_t sp = line.find(' ');
+    std::size_t sp2 = sp == std::string::npos ? sp : line.find(' ', sp + 1);
+    std::uint64_t seed = 0;
+    if (sp == std::string::npos || !ParseU64(line.substr(0, sp), &seed)) {
+      std::fprintf(stderr, "cuhal_fuzz: %s: not '<seed> <class> <why>': %s\n", path.c_str(),
+                   line.c_str());
+      return false;
+    }
+    (*known)[seed] = line.substr(sp + 1, sp2 == std::string::npos ? sp2 : sp2 - sp - 1);
+  }
+  return true;
+}
+
 int Compare(const Flags& f) {
   if (f.positional.size() != 2) Usage("--compare needs DIR_A DIR_B");
+  std::map<std::uint64_t, std::string> known;  // seed -> class
+  if (!f.known.empty() && !ReadKnown(f.known, &known)) return 2;
+  std::map<std::string, int> known_by_class;
+  int stale = 0;
   const std::string& da = f.positional[0];
   const std::string& db = f.positional[1];
   std::vector<std::uint64_t> seeds;
@@ -513,6 +592,17 @@ int Compare(const Flags& f) {
                                        static_cast<unsigned long long>(seed), da.c_str(),
                                        ea.c_str());
     }
+    auto listed = known.find(seed);
+    if (listed != known.end()) {  // known: counted by class (a crash of A's is still one above)
+      if (FirstMismatch(a, b) || !eb.empty()) {
+        ++known_by_class[listed->second];
+      } else {
+        ++stale;
+        std::printf("seed %llu: listed as known (%s) but the transcripts agree: remove it\n",
+                    static_cast<unsigned long long>(seed), listed->second.c_str());
+      }
+      continue;
+    }
     if (!eb.empty()) {
       ++b_bad;
       if (b_bad <= f.show) std::printf("seed %llu: %s: %s\n",
@@ -539,7 +629,14 @@ int Compare(const Flags& f) {
     for (const auto& [op, count] : by_call) std::printf(" %s=%d", op.c_str(), count);
     std::printf("\n");
   }
-  return mismatches + missing + a_bad + b_bad == 0 ? 0 : 1;
+  if (!f.known.empty()) {
+    int total = 0;
+    for (const auto& [c, n] : known_by_class) total += n;
+    std::printf("known differences (%s): %d", f.known.c_str(), total);
+    for (const auto& [c, n] : known_by_class) std::printf(" %s=%d", c.c_str(), n);
+    std::printf("; listed but agreeing: %d\n", stale);
+  }
+  return mismatches + missing + a_bad + b_bad + stale == 0 ? 0 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ $FUZZ --list-excluded > "$OUT/excluded.txt"
 LAST=$((FIRST + N - 1))
 chunks() { for ((s = FIRST; s <= LAST; s += CHUNK)); do
   e=$((s + CHUNK - 1)); [ $e -gt $LAST ] && e=$LAST; echo "$s..$e"; done; }
-run_backend() {  # backend batch budget_s gpus
+run_backend() {  # backend batch budget_s gpus [flags of cuhal_fuzz]
   local t=$SECONDS BUDGET=$3 G=$4
   local deadline=$(( $(date +%s) + BUDGET ))  # no new batch after it; running ones finish
   # Each line "gpu first..last" becomes one cuhal_fuzz that sees only that GPU (xargs appends
@@ -53,7 +53,7 @@ run_backend() {  # backend batch budget_s gpus
     | timeout $((BUDGET + 60)) xargs -P $((JOBS * G)) -L1 bash -c \
         'n=$#; CUDA_VISIBLE_DEVICES=${@:n-1:1} exec "$0" --seeds "${@:n:1}" "${@:1:n-2}"' "$FUZZ" \
     --backend "$1" --batch "$2" --timeout "$SEED_TIMEOUT" --show 0 --deadline "$deadline" \
-    --transcript-dir "$WORK/$1" > "$WORK/$1.log" 2> "$WORK/$1.err"
+    --transcript-dir "$WORK/$1" "${@:5}" > "$WORK/$1.log" 2> "$WORK/$1.err"
   echo "$1: rc $? in $((SECONDS - t)) s on $G GPU(s)"
 }
 run_backend fake 100 "$BUDGET" 1

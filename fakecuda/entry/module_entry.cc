@@ -11,6 +11,7 @@
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
+#include "fakecuda/internal/occupancy.h"
 
 using fakecuda::Context;
 using fakecuda::DriverState;
@@ -37,11 +38,54 @@ CUresult LoadModule(DriverState* st, Context* ctx, const void* image, CUmodule* 
   return CUDA_SUCCESS;
 }
 
-// cuLaunchKernel and cuLaunchKernelEx: `f` is a function, or a library kernel cast to one: then
-// the kernel's function in the stream's context (fakecuda/internal/library_model.h).
-CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config, CUstream hStream,
-                      void** kernelParams, void** extra, const char* entry)
+// A cooperative launch's grid must be co-resident. Documented for cuLaunchCooperativeKernel
+// (and CU_LAUNCH_ATTRIBUTE_COOPERATIVE): more blocks than the device's SM count times the
+// function's occupancy (cuOccupancyMaxActiveBlocksPerMultiprocessor) is
+// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE; a device without COOPERATIVE_LAUNCH does not support
+// it. The fake runs the grid as any other (grid-wide barriers are not modelled).
+CUresult CheckCooperative(DriverState* st, const FunctionState& fn, const LaunchConfig& config)
     CUHAL_REQUIRES(st->mu) {
+  const DeviceProfile& profile = st->device(fn.device).profile;
+  if (profile.Attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) == 0) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  OccupancyInputs in = OccupancyInputsOf(profile, fn);
+  int threads = static_cast<int>(config.block.Count());  // at most 1024: ValidateLaunch passed
+  std::uint64_t resident =
+      static_cast<std::uint64_t>(MaxActiveBlocks(in, threads, config.shared_mem_bytes)) *
+      static_cast<std::uint64_t>(in.sm_count);
+  return config.grid.Count() > resident ? CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE : CUDA_SUCCESS;
+}
+
+// What cuLaunchKernelEx's attributes ask of a launch beyond its configuration.
+struct LaunchOptions {
+  bool cooperative = false;         // the grid must be co-resident (CheckCooperative)
+  unsigned cluster[3] = {0, 0, 0};  // CLUSTER_DIMENSION; x 0: none (CheckCluster)
+};
+
+// A cluster shape given at launch (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION). UNMEASURED for the
+// launch itself; the answers are those measured for the cluster occupancy queries, which take
+// the same configuration (fakecuda/entry/occupancy_entry.cc, H100 driver 580.159.04): a grid the
+// cluster does not divide, or a cluster above the portable 8 blocks (16 with
+// NON_PORTABLE_CLUSTER_SIZE_ALLOWED), is CUDA_ERROR_INVALID_CLUSTER_SIZE. The fake runs the
+// blocks as any other grid (cluster special registers and distributed shared memory are not
+// modelled).
+CUresult CheckCluster(const FunctionState& fn, const LaunchConfig& config, const unsigned* dims) {
+  const unsigned dx = dims[0], dy = std::max(dims[1], 1u), dz = std::max(dims[2], 1u);
+  if (config.grid.x % dx != 0 || config.grid.y % dy != 0 || config.grid.z % dz != 0) {
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  std::uint64_t size = std::uint64_t{dx} * dy * dz;
+  return size > (fn.non_portable_cluster != 0 ? 16u : 8u) ? CUDA_ERROR_INVALID_CLUSTER_SIZE
+                                                          : CUDA_SUCCESS;
+}
+
+// cuLaunchKernel, cuLaunchKernelEx and cuLaunchCooperativeKernel: `f` is a function, or a
+// library kernel cast to one: then the kernel's function in the stream's context
+// (fakecuda/internal/library_model.h).
+CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config, CUstream hStream,
+                      void** kernelParams, void** extra, const char* entry,
+                      const LaunchOptions& options = {}) CUHAL_REQUIRES(st->mu) {
   if (Modules(st).FindFunction(f) == nullptr && !IsLiveKernel(st, f)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
@@ -56,6 +100,12 @@ CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config,
   // A module's functions run in the context the module was loaded into.
   if (s->ctx_id != fn->ctx_id) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult e = ValidateLaunch(st, *fn, config); e != CUDA_SUCCESS) return e;
+  if (options.cooperative) {
+    if (CUresult e = CheckCooperative(st, *fn, config); e != CUDA_SUCCESS) return e;
+  }
+  if (options.cluster[0] != 0) {
+    if (CUresult e = CheckCluster(*fn, config, options.cluster); e != CUDA_SUCCESS) return e;
+  }
   std::vector<std::byte> params;
   if (CUresult e = PackParams(fn->kernel, kernelParams, extra, &params); e != CUDA_SUCCESS) {
     return e;
@@ -222,26 +272,56 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 
 // Measured 2026-12-06, H100 driver 580.159.04 (ci/gpu-probes/library_probe.cc, case "launch"):
 // cuLaunchKernelEx with no launch attributes launches a function or a CUkernel cast to one as
-// cuLaunchKernel does. Launch attributes (cluster shape, cooperative launch, priority, ...) are
-// not modelled: CUDA_ERROR_NOT_SUPPORTED, as before this entry point was modelled; the
-// attribute "ignore" (CU_LAUNCH_ATTRIBUTE_IGNORE) is skipped.
+// cuLaunchKernel does. Launch attributes: "ignore" (CU_LAUNCH_ATTRIBUTE_IGNORE) is skipped;
+// PRIORITY is accepted and has no effect (the fake runs a stream's work in order, as it does for
+// stream priorities); COOPERATIVE makes it a cooperative launch (CheckCooperative);
+// CLUSTER_DIMENSION gives a cluster shape (CheckCluster). The others are not modelled:
+// CUDA_ERROR_NOT_SUPPORTED.
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
                                   void** extra) try {
   FAKECUDA_ENTER(cuLaunchKernelEx)
   if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs > 0 && config->attrs == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  fakecuda::LaunchOptions options;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
-    if (fakecuda::EnumBits(config->attrs[i].id) != CU_LAUNCH_ATTRIBUTE_IGNORE) {
-      return CUDA_ERROR_NOT_SUPPORTED;
+    const CUlaunchAttributeValue& value = config->attrs[i].value;
+    switch (fakecuda::EnumBits(config->attrs[i].id)) {
+      case CU_LAUNCH_ATTRIBUTE_IGNORE:
+      case CU_LAUNCH_ATTRIBUTE_PRIORITY: break;
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: options.cooperative = value.cooperative != 0; break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        options.cluster[0] = value.clusterDim.x;
+        options.cluster[1] = value.clusterDim.y;
+        options.cluster[2] = value.clusterDim.z;
+        break;
+      default: return CUDA_ERROR_NOT_SUPPORTED;
     }
   }
   fakecuda::LaunchConfig launch{{config->gridDimX, config->gridDimY, config->gridDimZ},
                                 {config->blockDimX, config->blockDimY, config->blockDimZ},
                                 config->sharedMemBytes};
   return fakecuda::LaunchKernel(st, f, launch, config->hStream, kernelParams, extra,
-                                "cuLaunchKernelEx");
+                                "cuLaunchKernelEx", options);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchKernelEx");
+}
+
+// cuLaunchKernel whose grid must be co-resident (CheckCooperative); the CUDA runtime's
+// cudaLaunchCooperativeKernel comes here. Grid-wide barriers are not modelled.
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                           unsigned int gridDimY, unsigned int gridDimZ,
+                                           unsigned int blockDimX, unsigned int blockDimY,
+                                           unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                           CUstream hStream, void** kernelParams) try {
+  FAKECUDA_ENTER(cuLaunchCooperativeKernel)
+  fakecuda::LaunchConfig config{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ},
+                                sharedMemBytes};
+  fakecuda::LaunchOptions options;
+  options.cooperative = true;
+  return fakecuda::LaunchKernel(st, f, config, hStream, kernelParams, nullptr,
+                                "cuLaunchCooperativeKernel", options);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuLaunchCooperativeKernel");
 }
 
 }  // extern "C"

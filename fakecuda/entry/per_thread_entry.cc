@@ -130,5 +130,9 @@ extern "C" CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, 
   copy.hStream = PerThread(copy.hStream);
   return fakecuda_legacy_cuLaunchKernelEx_ptsz(&copy, f, params, extra);
 }
+FAKECUDA_PTSZ(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel,
+              (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+               unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params),
+              (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params))
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))

@@ -828,8 +828,9 @@ TEST_P(FakeLibraryTest, ForeignAndStaleHandlesAreInvalidHandle) {
 
 // Case "launch": cuLaunchKernelEx launches a CUkernel cast to CUfunction (measured 2026-12-06,
 // H100 driver 580.159.04: the value went from 6 to 9). Fake only because the test support's
-// CudaApi table has no cuLaunchKernelEx: the fake's entry point is called directly. Launch
-// attributes are not modelled (NOT_SUPPORTED, the fake's own answer).
+// CudaApi table has no cuLaunchKernelEx: the fake's entry point is called directly. PRIORITY is
+// accepted (no effect on the fake); attributes the fake does not model (access policy windows,
+// ...) are NOT_SUPPORTED, the fake's own answer.
 TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
   unsigned v = 3;
   void* args[] = {&buf_, &v};
@@ -853,10 +854,89 @@ TEST_P(FakeLibraryTest, LaunchKernelExTakesAKernel) {
   at.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
   cfg.attrs = &at;
   cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 9u);
+  at.id = CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW;
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_NOT_SUPPORTED);
   cfg.attrs = nullptr;
   EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(Read(buf_), 6u);
+  EXPECT_EQ(Read(buf_), 9u);
+}
+
+// Cooperative launches (cuLaunchCooperativeKernel, cuLaunchKernelEx with COOPERATIVE; the CUDA
+// runtime's cudaLaunchCooperativeKernel calls the former): a grid the device holds at once runs;
+// more blocks than the SM count times the function's occupancy is
+// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (documented in cuda.h for cuLaunchCooperativeKernel)
+// and runs nothing. Fake only, as LaunchKernelExTakesAKernel.
+TEST_P(FakeLibraryTest, CooperativeLaunchesMustFitTheDevice) {
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  int per_sm = 0;
+  int sms = 0;
+  ASSERT_EQ(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 32, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0),
+            CUDA_SUCCESS);
+  unsigned too_many = static_cast<unsigned>(per_sm * sms) + 1;
+  ASSERT_GT(too_many, 1u);
+  unsigned v = 2;
+  void* args[] = {&buf_, &v};
+  // One thread adds v (add_u32 is not atomic: one thread per launch that runs).
+  EXPECT_EQ(cuLaunchCooperativeKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, args), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchCooperativeKernel(f, too_many, 1, 1, 32, 1, 1, 0, nullptr, args),
+            CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  CUlaunchConfig cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = too_many;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = 32;
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+  at.value.cooperative = 1;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+  cfg.gridDimX = cfg.blockDimX = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 4u);
+}
+
+// A cluster shape given at launch: a grid the cluster divides runs; one it does not divide, or a
+// cluster above the portable 8 blocks, is CUDA_ERROR_INVALID_CLUSTER_SIZE and runs nothing (as
+// measured for the cluster occupancy queries on the same configuration; UNMEASURED for the
+// launch). Fake only, as LaunchKernelExTakesAKernel.
+TEST_P(FakeLibraryTest, ClusterLaunchesCheckTheShape) {
+  CUfunction f = nullptr;
+  ASSERT_EQ(api().cuKernelGetFunction(&f, add_), CUDA_SUCCESS);
+  unsigned v = 5;
+  void* args[] = {&buf_, &v};
+  CUlaunchConfig cfg;
+  std::memset(&cfg, 0, sizeof cfg);
+  cfg.gridDimX = 3;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+  CUlaunchAttribute at;
+  std::memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  at.value.clusterDim.x = 2;
+  at.value.clusterDim.y = at.value.clusterDim.z = 1;
+  cfg.attrs = &at;
+  cfg.numAttrs = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  cfg.gridDimX = 16;
+  at.value.clusterDim.x = 16;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 0u);
+  // One block in a cluster of one: add_u32 is not atomic, one thread adds v.
+  cfg.gridDimX = 1;
+  at.value.clusterDim.x = 1;
+  EXPECT_EQ(cuLaunchKernelEx(&cfg, f, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(buf_), 5u);
 }
 
 CUHAL_INSTANTIATE_FAKE_ONLY_TEST(FakeLibraryTest);

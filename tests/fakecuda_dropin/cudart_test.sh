@@ -17,16 +17,10 @@ if [ -n "$sanitize" ]; then
   echo "SKIP: the drop-in is built with -fsanitize=$sanitize; an nvcc-built program cannot load it"
   exit 77
 fi
-nvcc=""
-for candidate in "${CUDACXX:-}" "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" \
-    "$(command -v nvcc 2>/dev/null)" /usr/local/cuda/bin/nvcc; do
-  if [ -n "$candidate" ] && [ -x "$candidate" ]; then
-    nvcc=$candidate
-    break
-  fi
-done
-if [ -z "$nvcc" ]; then
-  echo "SKIP: nvcc not found (set CUDACXX or CUDA_HOME, or put nvcc on PATH)"
+# shellcheck source=../cudart_catalogue/nvcc.sh
+. "$(dirname "$0")/../cudart_catalogue/nvcc.sh"
+if ! find_nvcc; then
+  nvcc_skip_message
   exit 77
 fi
 cuda_lib=$(dirname "$nvcc")/../lib64  # libcudart.so.13, for the shared build
@@ -34,11 +28,8 @@ mkdir -p "$work" || exit 1
 exe=$work/cudart_program_$mode
 options="-arch=sm_90 --no-compress -cudart shared"
 if [ "$mode" = static ]; then
-  options=""  # plain nvcc: its default architecture, compressed PTX, static libcudart
-  if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libzstd\.so\.1 '; then
-    echo "note: libzstd.so.1 not found: building with --no-compress"
-    options="--no-compress"
-  fi
+  options=$(nvcc_compress_option)  # plain nvcc: its default architecture, compressed PTX
+  [ -n "$options" ] && echo "note: libzstd.so.1 not found: building with --no-compress"
 fi
 echo "$nvcc $options $source -o $exe"
 # shellcheck disable=SC2086  # $options is a list of options
