@@ -397,6 +397,44 @@ CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream st
                  stream, what);
 }
 
+// cuMemcpy3DPeer[Async]: a 3D copy whose sides name their contexts. UNMEASURED (cuda.h): a
+// context that is not live is CUDA_ERROR_INVALID_CONTEXT, as for cuMemcpyPeer (measured there);
+// a NULL one is taken as the current context. The copy then runs as cuMemcpy3D's (unified
+// addressing: each side's memory is found by its address, whatever context made it).
+CUresult Copy3DPeer(DriverState* st, const CUDA_MEMCPY3D_PEER* p, bool async, CUstream stream,
+                    const char* what) CUHAL_REQUIRES(st->mu) {
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (CUcontext c : {p->srcContext, p->dstContext}) {
+    if (c != nullptr && st->FindContext(c) == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  CUDA_MEMCPY3D c{};
+  c.srcXInBytes = p->srcXInBytes;
+  c.srcY = p->srcY;
+  c.srcZ = p->srcZ;
+  c.srcLOD = p->srcLOD;
+  c.srcMemoryType = p->srcMemoryType;
+  c.srcHost = p->srcHost;
+  c.srcDevice = p->srcDevice;
+  c.srcArray = p->srcArray;
+  c.srcPitch = p->srcPitch;
+  c.srcHeight = p->srcHeight;
+  c.dstXInBytes = p->dstXInBytes;
+  c.dstY = p->dstY;
+  c.dstZ = p->dstZ;
+  c.dstLOD = p->dstLOD;
+  c.dstMemoryType = p->dstMemoryType;
+  c.dstHost = p->dstHost;
+  c.dstDevice = p->dstDevice;
+  c.dstArray = p->dstArray;
+  c.dstPitch = p->dstPitch;
+  c.dstHeight = p->dstHeight;
+  c.WidthInBytes = p->WidthInBytes;
+  c.Height = p->Height;
+  c.Depth = p->Depth;
+  return Copy3D(st, &c, async, stream, what);
+}
+
 // The 1D copies: `n` bytes between two sides resolved by the caller; `capture` describes the
 // copy for a capturing stream (asynchronous copies).
 CUresult Copy1D(DriverState* st, Side to, Side from, std::size_t n, bool synchronous,
@@ -679,6 +717,20 @@ CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream hStream) t
   return fakecuda::Copy3D(st, pCopy, true, hStream, "cuMemcpy3DAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpy3DAsync");
+}
+
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) try {
+  FAKECUDA_ENTER(cuMemcpy3DPeer)
+  return fakecuda::Copy3DPeer(st, pCopy, false, nullptr, "cuMemcpy3DPeer");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3DPeer");
+}
+
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpy3DPeerAsync)
+  return fakecuda::Copy3DPeer(st, pCopy, true, hStream, "cuMemcpy3DPeerAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3DPeerAsync");
 }
 
 }  // extern "C"

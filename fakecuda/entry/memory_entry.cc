@@ -200,6 +200,31 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
   return TakeRaceVerdict();
 }
 
+CUresult AllocateDevice(DriverState* st, const Context& ctx, std::size_t bytesize,
+                        CUdeviceptr* dptr, const char* what) CUHAL_REQUIRES(st->mu) {
+  fakecuda::Device& d = st->device(ctx.device);
+  if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
+    *dptr = 0;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  Allocation a;
+  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) {
+    *dptr = 0;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  a.id = st->NewId();
+  a.type = MemoryType::kDevice;
+  a.base = st->ReserveVa(ctx.device, bytesize);
+  a.size = bytesize;
+  a.device = ctx.device;
+  a.ctx_id = ctx.id;
+  a.created_by = what;
+  *dptr = a.base;
+  st->AddDeviceAllocation(std::move(a));
+  return CUDA_SUCCESS;
+}
+
 CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,
                    const char* what) CUHAL_REQUIRES(st->mu) {
   if (CUresult r = CaptureCheckUnsafe(st, true); r != CUDA_SUCCESS) return r;  // modelling
@@ -253,27 +278,7 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
     return CUDA_ERROR_INVALID_VALUE;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  fakecuda::Device& d = st->device(ctx->device);
-  if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
-    *dptr = 0;
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  Allocation a;
-  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
-  if (a.data == nullptr) {
-    *dptr = 0;
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  a.id = st->NewId();
-  a.type = MemoryType::kDevice;
-  a.base = st->ReserveVa(ctx->device, bytesize);
-  a.size = bytesize;
-  a.device = ctx->device;
-  a.ctx_id = ctx->id;
-  a.created_by = "cuMemAlloc";
-  *dptr = a.base;
-  st->AddDeviceAllocation(std::move(a));
-  return CUDA_SUCCESS;
+  return fakecuda::AllocateDevice(st, *ctx, bytesize, dptr, "cuMemAlloc");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAlloc");
 }
