@@ -396,7 +396,12 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) try {
       (a->type != MemoryType::kPinnedHost && a->type != MemoryType::kRegisteredHost)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  *pFlags = a->flags;
+  // Measured (tests/cudart_catalogue memory.cu, H100, driver 580.159.04, 2026-12-06): memory
+  // registered with no flags reads CU_MEMHOSTREGISTER_DEVICEMAP (0x2), with PORTABLE|DEVICEMAP
+  // 0x3: mapping is always on with unified addressing, as for pinned allocations. UNMEASURED:
+  // IOMEMORY and READ_ONLY are reported as given.
+  *pFlags =
+      a->type == MemoryType::kRegisteredHost ? a->flags | CU_MEMHOSTREGISTER_DEVICEMAP : a->flags;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemHostGetFlags");
@@ -435,6 +440,13 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) try {
   const auto base = reinterpret_cast<std::uintptr_t>(p);
   const Allocation* a = st->memory().At(base);
   if (a == nullptr || a->type != MemoryType::kRegisteredHost) {
+    // Measured (cuda-python's test_cudart_hostRegister through the runtime, H100, driver
+    // 580.159.04): an address inside a registered range but not its start is
+    // CUDA_ERROR_INVALID_VALUE; one in no registered range, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED.
+    const Allocation* inside = st->FindAllocation(base, 1);
+    if (inside != nullptr && inside->type == MemoryType::kRegisteredHost) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   }
   if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;

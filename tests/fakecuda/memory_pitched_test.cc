@@ -1,7 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // Conformance: pitched memory and the driver answers the CUDA runtime's memory calls rely on
 // (issue 17): cuMemAllocPitch, cuMemsetD2D8/16/32 and their Async forms, cuMemcpy3DPeer and its
-// Async form.
+// Async form, cuMemHostGetFlags and cuMemHostUnregister of registered memory, the HOST_POINTER
+// that cuPointerGetAttributes answers for memory the driver does not know.
 //
 // Measured 2026-12-06 on an H100 80GB HBM3, driver 580.159.04, through the CUDA 13.0 runtime:
 // tests/cudart_catalogue memory.cu and memcpy.cu (expected outputs are the H100's) and NVIDIA
@@ -233,6 +234,79 @@ TEST_P(PitchedMemoryTest, Memcpy3DPeerCopiesAsMemcpy3D) {
   EXPECT_EQ(p_.Memcpy3DPeer(nullptr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
   EXPECT_EQ(api().cuMemFree(src), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFree(dst), CUDA_SUCCESS);
+}
+
+// Measured (memory.cu): memory registered with no flags reads CU_MEMHOSTREGISTER_DEVICEMAP
+// (0x2), with PORTABLE|DEVICEMAP 0x3.
+TEST_P(PitchedMemoryTest, RegisteredMemoryReportsDeviceMap) {
+  if (api().cuMemHostGetFlags == nullptr) GTEST_SKIP() << "the driver has no cuMemHostGetFlags";
+  constexpr size_t kBytes = 1 << 16;
+  void* h = std::aligned_alloc(4096, kBytes);
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(api().cuMemHostRegister(h, kBytes, 0), CUDA_SUCCESS);
+  unsigned flags = 0xdead;
+  EXPECT_EQ(api().cuMemHostGetFlags(&flags, h), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_MEMHOSTREGISTER_DEVICEMAP});
+  EXPECT_EQ(api().cuMemHostUnregister(h), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemHostRegister(h, kBytes,
+                                    CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP),
+            CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemHostGetFlags(&flags, h), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP});
+  EXPECT_EQ(api().cuMemHostUnregister(h), CUDA_SUCCESS);
+  std::free(h);
+}
+
+// Measured (cuda-python's test_cudart_hostRegister: 160 bytes registered, then the address 80
+// bytes in): unregistering an address inside a registered range but not its start is
+// CUDA_ERROR_INVALID_VALUE (the range stays registered); memory.cu: an address in no registered
+// range is CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED.
+TEST_P(PitchedMemoryTest, UnregisterInsideARangeIsInvalidValue) {
+  constexpr size_t kBytes = 1 << 16;
+  auto* h = static_cast<unsigned char*>(std::aligned_alloc(4096, kBytes));
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(api().cuMemHostRegister(h, 160, 0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemHostRegister(h + 80, 160, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(api().cuMemHostUnregister(h + 80), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemHostUnregister(h), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemHostUnregister(h), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  std::free(h);
+}
+
+// Measured (memory.cu: the runtime's cudaPointerGetAttributes makes one cuPointerGetAttributes
+// call, attributes CONTEXT, MEMORY_TYPE, DEVICE_POINTER, HOST_POINTER, IS_MANAGED and
+// DEVICE_ORDINAL, and copies HOST_POINTER into hostPointer): for malloc memory, a stack variable
+// and freed device memory, HOST_POINTER is the address itself; DEVICE_POINTER stays NULL.
+TEST_P(PitchedMemoryTest, UnknownMemoryHasItselfAsHostPointer) {
+  if (api().cuPointerGetAttributes == nullptr) GTEST_SKIP() << "no cuPointerGetAttributes";
+  int on_stack = 0;
+  void* heap = std::malloc(64);
+  CUdeviceptr freed = 0;
+  ASSERT_EQ(api().cuMemAlloc(&freed, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemFree(freed), CUDA_SUCCESS);
+  const CUdeviceptr kPointers[] = {reinterpret_cast<CUdeviceptr>(&on_stack),
+                                   reinterpret_cast<CUdeviceptr>(heap), freed};
+  for (CUdeviceptr p : kPointers) {
+    CUpointer_attribute list[] = {
+        CU_POINTER_ATTRIBUTE_CONTEXT,        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        CU_POINTER_ATTRIBUTE_DEVICE_POINTER, CU_POINTER_ATTRIBUTE_HOST_POINTER,
+        CU_POINTER_ATTRIBUTE_IS_MANAGED,     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    CUcontext c = reinterpret_cast<CUcontext>(0x1);
+    unsigned type = 77;
+    CUdeviceptr device_pointer = 77;
+    void* host_pointer = nullptr;
+    int managed = 77;
+    int ordinal = 77;
+    void* data[] = {&c, &type, &device_pointer, &host_pointer, &managed, &ordinal};
+    ASSERT_EQ(api().cuPointerGetAttributes(6, list, data, p), CUDA_SUCCESS);
+    EXPECT_EQ(c, nullptr);
+    EXPECT_EQ(type, 0u);
+    EXPECT_EQ(device_pointer, 0u);
+    EXPECT_EQ(host_pointer, reinterpret_cast<void*>(p));
+    EXPECT_EQ(managed, 0);
+    EXPECT_EQ(ordinal, CU_DEVICE_INVALID);
+  }
+  std::free(heap);
 }
 
 CUHAL_INSTANTIATE_BACKEND_TEST(PitchedMemoryTest);
