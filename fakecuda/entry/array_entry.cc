@@ -82,17 +82,8 @@ CUresult CreateArray(DriverState* st, CUarray* out, const CUDA_ARRAY3D_DESCRIPTO
 // of 65536 bytes, CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL) and a 3D 64x64x64 float one (tile
 // 32x32x16, no mip tail: level 0, size 0, flags 0); the other shapes follow the same rule.
 void SparseProperties(const ArrayRecord& a, CUDA_ARRAY_SPARSE_PROPERTIES* out) {
-  struct Tile {
-    unsigned w, h, d;
-  };
-  static constexpr Tile k2D[] = {{256, 256, 1}, {256, 128, 1}, {128, 128, 1}, {128, 64, 1},
-                                 {64, 64, 1}};
-  static constexpr Tile k3D[] = {{64, 32, 32}, {32, 32, 32}, {32, 32, 16}, {32, 16, 16},
-                                 {16, 16, 16}};
-  std::size_t i = 0;
-  while (i < 4 && (std::size_t{1} << i) < a.element_size) ++i;
+  const SparseTile t = ArrayModel::TileOf(a.desc, a.element_size);
   const bool three_d = a.desc.Depth != 0 && (a.desc.Flags & CUDA_ARRAY3D_LAYERED) == 0;
-  const Tile t = three_d ? k3D[i] : k2D[i];
   std::memset(out, 0, sizeof *out);
   out->tileExtent.width = t.w;
   out->tileExtent.height = t.h;
