@@ -5,6 +5,7 @@
 #ifndef CUHAL_FAKECUDA_CALL_FAULTS_H_
 #define CUHAL_FAKECUDA_CALL_FAULTS_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -78,9 +79,11 @@ class CallFaults {
       log_.push_back(entry);
       log_threads_.push_back(caller);
     }
+    const bool exempt = std::find(wildcard_exempt_.begin(), wildcard_exempt_.end(),
+                                  std::string_view(entry)) != wildcard_exempt_.end();
     for (ActiveRule& r : rules_) {
       if (r.spent) continue;
-      if (!r.rule.entry.empty() && r.rule.entry != entry) continue;
+      if (r.rule.entry.empty() ? exempt : r.rule.entry != entry) continue;
       if (r.rule.thread.has_value() && *r.rule.thread != caller) continue;
       ++r.matched;
       bool fire = false;
@@ -102,6 +105,15 @@ class CallFaults {
       }
     }
     return kSuccess;
+  }
+
+  // Rules for every entry point (an empty `entry`, "*" in the spec) neither match nor count calls
+  // of `entry`; a rule that names it still does. For entry points a real driver never fails for
+  // the callers that use them, where a fault tests nothing but those callers (fakecuda: the CUDA
+  // runtime's private-table lookup, FaultInjector).
+  void ExemptFromWildcards(std::string entry) {
+    cuhal::MutexLock lock(mu_);
+    wildcard_exempt_.push_back(std::move(entry));
   }
 
   // Calls seen (failed ones included) since the last ResetCounters.
@@ -173,6 +185,7 @@ class CallFaults {
   bool log_enabled_ CUHAL_GUARDED_BY(mu_) = false;
   std::vector<const char*> log_ CUHAL_GUARDED_BY(mu_);  // entry names are string literals
   std::vector<std::thread::id> log_threads_ CUHAL_GUARDED_BY(mu_);  // the caller of each log_ entry
+  std::vector<std::string> wildcard_exempt_ CUHAL_GUARDED_BY(mu_);  // ExemptFromWildcards
 };
 
 }  // namespace fakecuda

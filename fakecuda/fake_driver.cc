@@ -45,7 +45,16 @@ std::string Inventory::ToString() const {
   add(arrays, "CUDA array(s)");
   add(green_contexts, "green context(s)");
   add(libraries, "library(ies)");
-  return os.tellp() > 0 ? os.str() : "none";
+  std::string out = os.tellp() > 0 ? os.str() : "none";
+  std::string runtime;
+  if (runtime_primary_retains > 0) {
+    runtime = std::to_string(runtime_primary_retains) + " primary context retain(s)";
+  }
+  if (runtime_libraries > 0) {
+    runtime += (runtime.empty() ? "" : ", ") + std::to_string(runtime_libraries) + " library(ies)";
+  }
+  if (!runtime.empty()) out += " (not leaks: " + runtime + " held by the CUDA runtime)";
+  return out;
 }
 
 std::unique_ptr<FakeDriver> FakeDriver::Create(DriverOptions options, std::string* error) {

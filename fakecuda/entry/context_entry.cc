@@ -4,6 +4,7 @@
 // argument; they count as calls of their plain names (fault rules, call log), like cuMemAlloc_v2
 // counts as cuMemAlloc, because cuGetProcAddress hands them out for the plain names.
 #include <algorithm>
+#include <string>
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
@@ -50,8 +51,22 @@ void PopIfCurrent(DriverState* st, std::uint64_t ctx_id) {
   if (!stack.empty() && stack.back() == ctx_id) stack.pop_back();
 }
 
+// Measured 2026-12-06 on the H100, driver 580.159.04 (tests/cudart_catalogue/errors.cu): after
+// a kernel wrote through a null pointer (sticky CUDA_ERROR_ILLEGAL_ADDRESS) and cudaDeviceReset
+// (cuDevicePrimaryCtxReset), every later runtime call answered cudaErrorDevicesUnavailable, for
+// the rest of the process and through a second reset; the runtime gets it from retaining the
+// primary context again. A reset without a prior fault leaves the device usable (device.cu).
+// UNMEASURED: the same for the last release of a faulted primary context and for cuCtxDestroy of
+// a faulted created context (the fake treats every destruction alike), and for every sticky
+// error, not only ILLEGAL_ADDRESS.
+void MarkIfFaulted(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
+  const Context* c = st->contexts().Find(ctx_id);
+  if (c != nullptr && c->sticky != CUDA_SUCCESS) st->device(c->device).unavailable = true;
+}
+
 void DestroyContextObject(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
   if (!st->contexts().IsLive(ctx_id)) return;
+  MarkIfFaulted(st, ctx_id);
   st->TeardownContext(ctx_id);
   st->contexts().Remove(ctx_id);
 }
@@ -112,6 +127,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) try {
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
   fakecuda::Device& d = st->device(dev);
+  if (d.unavailable) return CUDA_ERROR_DEVICE_UNAVAILABLE;    // see MarkIfFaulted
   if (d.primary_ctx_id == 0) d.primary_ctx_id = st->NewId();  // one handle per device, for life
   if (!st->contexts().IsLive(d.primary_ctx_id)) {  // inactive: never made, released or reset
     fakecuda::MakeContext(st, dev, /*primary=*/true, d.primary_flags, d.primary_ctx_id);
@@ -139,9 +155,24 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) try {
     if (st->device(dev).primary_refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   }
   fakecuda::Device& d = st->device(dev);
+  const bool runtime_release = d.runtime_release_due;
+  if (runtime_release) {  // the CUDA runtime's release of its retain (export_tables.h)
+    d.runtime_release_due = false;
+    d.runtime_retains = std::max(0, d.runtime_retains - 1);
+  }
+  // The runtime never holds more than there are (someone else released one it was owed).
+  d.runtime_retains = std::min(d.runtime_retains, d.primary_refcount - 1);
   if (--d.primary_refcount == 0) {
     // The last release destroys the context and everything in it; the handle stays the device's.
-    fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+    // When it is the runtime's, at exit, what goes with it is what the program did not free.
+    if (runtime_release && st->contexts().IsLive(d.primary_ctx_id)) {
+      const fakecuda::Inventory before = st->CountLive();
+      const std::string described = st->DescribeLive();
+      fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+      st->NoteRuntimeTeardown(before, described);
+    } else {
+      fakecuda::DestroyContextObject(st, d.primary_ctx_id);
+    }
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -207,6 +238,8 @@ CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams
                                      ctxCreateParams->cigParams != nullptr)) {
     return CUDA_ERROR_NOT_SUPPORTED;  // execution affinity and CIG are not modelled
   }
+  // UNMEASURED: answered as cuDevicePrimaryCtxRetain answers (see MarkIfFaulted).
+  if (st->device(dev).unavailable) return CUDA_ERROR_DEVICE_UNAVAILABLE;
   Context* c = fakecuda::MakeContext(st, dev, /*primary=*/false, flags);
   ThreadContextStack(st->serial).push_back(c->id);
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, c->id);
@@ -308,6 +341,13 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) try {
 CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) try {
   FAKECUDA_ENTER(cuCtxGetDevice)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (int destroyed = fakecuda::DestroyedCurrentDevice(st); ctx == nullptr && destroyed >= 0) {
+    // As the plain form: succeeds on a destroyed current context. Measured through the runtime
+    // (H100, 2026-12-06, tests/cudart_catalogue/device.cu): cudaGetDevice after cudaDeviceReset
+    // calls this with NULL while the reset primary context is current, and answers device 0.
+    *device = destroyed;
+    return CUDA_SUCCESS;
+  }
   Context* c = nullptr;
   if (CUresult err = fakecuda::ContextArgOrCurrent(st, ctx, &c); err != CUDA_SUCCESS) return err;
   *device = c->device;
@@ -415,7 +455,6 @@ struct LimitRule {
 constexpr std::size_t kMaxStackSize = 523712;
 constexpr std::size_t kMallocHeapClamp = 17681179680ull;
 constexpr std::size_t kDefaultPrintfFifo = 8650752;
-constexpr std::size_t kDefaultPersistingL2 = 11796480;
 
 bool LimitRuleFor(const DeviceProfile& profile, int limit, LimitRule* r) {
   switch (limit) {
@@ -437,11 +476,12 @@ bool LimitRuleFor(const DeviceProfile& profile, int limit, LimitRule* r) {
     case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: {
       // Rounded up to tenths of the device's persisting maximum (3932160 on the H200); above
       // that maximum refused (44040192 was; 23592960 was not: the boundary between the two is
-      // taken to be the maximum itself, not measured).
+      // taken to be the maximum itself, not measured). The default is three of those tenths:
+      // 11796480 of 39321600 on the H200, 9830400 of 32768000 on the H100 (measured
+      // 2026-12-06, tests/cudart_catalogue/device.cu).
       auto max = static_cast<std::size_t>(
           std::max(0, profile.Attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)));
-      *r = {true, true, std::min(kDefaultPersistingL2, max), 0, std::max<std::size_t>(1, max / 10),
-            0, max};
+      *r = {true, true, max / 10 * 3, 0, std::max<std::size_t>(1, max / 10), 0, max};
       return true;
     }
     case CU_LIMIT_SHMEM_SIZE:

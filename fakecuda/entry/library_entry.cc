@@ -96,12 +96,20 @@ CUresult LoadLibrary(DriverState* st, const void* image, const LoadOptions& opti
   if (r == CUDA_SUCCESS) r = CheckKernelsRunnable(parsed, &log);
   WriteLog(r == CUDA_SUCCESS ? std::string() : log, options.error_buffer, options.error_size);
   WriteLog(std::string(), options.info_buffer, options.info_size);
-  if (r != CUDA_SUCCESS) {
-    *library = AddLibrary(st, ModuleImage{}, loaded_by);
-    Libraries(st).FindLibrary(*library)->load_error = r;
-    return CUDA_SUCCESS;
+  *library = AddLibrary(st, r != CUDA_SUCCESS ? ModuleImage{} : std::move(parsed), loaded_by);
+  LibraryState* added = Libraries(st).FindLibrary(*library);
+  added->load_error = r;
+  // A fat-binary wrapper (__fatBinC_Wrapper_t, magic 0x466243B1): the CUDA runtime's. Compared
+  // byte by byte, stopping at the first mismatch: a text image may be shorter than 4 bytes.
+  static constexpr unsigned char kWrapperMagic[] = {0xb1, 0x43, 0x62, 0x46};
+  const auto* bytes = static_cast<const unsigned char*>(image);
+  added->runtime_registered = true;
+  for (unsigned char m : kWrapperMagic) {
+    if (*bytes++ != m) {
+      added->runtime_registered = false;
+      break;
+    }
   }
-  *library = AddLibrary(st, std::move(parsed), loaded_by);
   return CUDA_SUCCESS;
 }
 

@@ -220,10 +220,14 @@ CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) try {
 
 CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) try {
   FAKECUDA_ENTER(cuDeviceSetMemPool)
-  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_DEVICE;
+  // Measured 2026-12-06 on the H100, driver 580.159.04 (tests/cudart_catalogue/pools.cu, through
+  // cudaDeviceSetMemPool(99, pool)): a device ordinal out of range with a valid pool is
+  // CUDA_ERROR_INVALID_VALUE, not INVALID_DEVICE: the pool is checked first and it is not
+  // resident on that device. (A bad ordinal with a bad pool: INVALID_VALUE too, unmeasured.)
   PoolModel& model = PoolModel::Of(st);
   MemPool* p = model.Find(pool);
   if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!ValidDevice(st, dev)) return CUDA_ERROR_INVALID_VALUE;
   return model.SetCurrentPool(dev, p);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuDeviceSetMemPool");

@@ -35,11 +35,23 @@ struct Device {
   DeviceProfile profile;
   std::uint64_t primary_ctx_id = 0;  // 0 until first retained; never changes after
   int primary_refcount = 0;
+  // Of primary_refcount, the retains the CUDA runtime (libcudart) holds: counted when it puts
+  // its per-context state on an activation of the primary context (context_local_storage[0]),
+  // uncounted by the first successful release after it deleted that state (context_local_storage
+  // [1], its exit path). A cuDevicePrimaryCtxReset (cudaDeviceReset) leaves the runtime's retain
+  // owed, and the runtime never releases it: the leak report names these as the runtime's, not
+  // the program's (docs/cudart_on_the_fake.md, "The leak report").
+  int runtime_retains = 0;
+  bool runtime_release_due = false;  // the runtime deleted its state: its release comes next
   unsigned primary_flags = 0;
   std::size_t bytes_in_use = 0;  // device allocations + pool reservations
   CUdeviceptr next_va = 0;       // bump pointer of this device's virtual address range
   std::uint64_t default_pool_id = 0;
   std::uint64_t current_pool_id = 0;
+  // Set when a context of this device was destroyed (or the primary context reset) while it held
+  // a sticky error; from then on no context of the device can be made (retain and create are
+  // CUDA_ERROR_DEVICE_UNAVAILABLE) for the driver's life (context_entry.cc, MarkIfFaulted).
+  bool unavailable = false;
 
   // Bytes of device memory not in use.
   std::size_t free_bytes() const {
@@ -57,6 +69,8 @@ struct Context {
   std::unordered_map<std::uint64_t, std::uint64_t> per_thread_streams;  // thread key -> stream id
   std::map<int, std::size_t> limits;
   std::set<std::uint64_t> peers;  // contexts whose memory this one may access
+  // A primary context the CUDA runtime has put its per-context state on (Device::runtime_retains).
+  bool runtime_state = false;
 };
 
 // Devices and contexts of one fake driver.

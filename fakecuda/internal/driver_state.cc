@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <sstream>
+#include <string>
 
 #include "fakecuda/internal/array_model.h"
 #include "fakecuda/internal/per_thread_mode.h"
@@ -198,6 +200,43 @@ void DriverState::TeardownContext(std::uint64_t ctx_id) {
   if (coredump_ != nullptr) coredump_->OnContextTeardown(ctx_id);
 }
 
+namespace {
+
+// The fields of Inventory that count objects a context holds (all but the primary-context
+// retains, which a release changes by itself).
+#define CUHAL_CONTEXT_OBJECT_COUNTS(X)                                                    \
+  X(contexts) X(streams) X(events) X(device_allocations) X(host_allocations)              \
+  X(host_registrations) X(managed_allocations) X(pools) X(pool_allocations) X(modules)    \
+  X(graphs) X(graph_execs) X(vmm_allocations) X(vmm_reservations) X(vmm_mappings) X(arrays) \
+  X(green_contexts) X(libraries)
+
+// *into += a - b, field by field, over CUHAL_CONTEXT_OBJECT_COUNTS.
+void AddDifference(Inventory* into, const Inventory& a, const Inventory& b) {
+#define CUHAL_ADD_DIFFERENCE(field) into->field += std::max(0, a.field - b.field);
+  CUHAL_CONTEXT_OBJECT_COUNTS(CUHAL_ADD_DIFFERENCE)
+#undef CUHAL_ADD_DIFFERENCE
+}
+
+}  // namespace
+
+void DriverState::NoteRuntimeTeardown(const Inventory& before,
+                                      const std::string& described_before) {
+  AddDifference(&runtime_teardown_, before, CountLive());
+  const std::string after = DescribeLive();
+  std::multiset<std::string> remaining;
+  std::istringstream after_lines(after);
+  for (std::string line; std::getline(after_lines, line);) remaining.insert(line);
+  std::istringstream before_lines(described_before);
+  for (std::string line; std::getline(before_lines, line);) {
+    if (line.rfind("primary context of device ", 0) == 0) continue;  // the retains
+    if (auto it = remaining.find(line); it != remaining.end()) {
+      remaining.erase(it);
+    } else {
+      runtime_teardown_lines_ += line + " (left to the CUDA runtime's teardown at exit)\n";
+    }
+  }
+}
+
 Inventory DriverState::CountLive() const {
   Inventory inv;
   for (const auto& [id, c] : contexts_.all()) {
@@ -206,7 +245,11 @@ Inventory DriverState::CountLive() const {
       ++inv.contexts;
     }
   }
-  for (const Device& d : contexts_.devices()) inv.primary_retains += d.primary_refcount;
+  for (const Device& d : contexts_.devices()) {
+    const int runtime = std::min(d.runtime_retains, d.primary_refcount);
+    inv.primary_retains += d.primary_refcount - runtime;
+    inv.runtime_primary_retains += runtime;
+  }
   for (const auto& [id, s] : streams_.streams()) {
     if (!s->legacy_default && !s->per_thread_default && !s->destroyed) ++inv.streams;
   }
@@ -228,6 +271,7 @@ Inventory DriverState::CountLive() const {
   if (arrays_ != nullptr) arrays_->CountLive(&inv);
   if (resources_ != nullptr) resources_->CountLive(&inv);
   if (libraries_ != nullptr) libraries_->CountLive(*this, &inv);
+  AddDifference(&inv, runtime_teardown_, Inventory{});
   return inv;
 }
 
@@ -239,9 +283,15 @@ std::string DriverState::DescribeLive() const {
     }
   }
   for (const Device& d : contexts_.devices()) {
-    if (d.primary_refcount > 0) {
-      os << "primary context of device " << d.ordinal << ": " << d.primary_refcount
+    const int runtime = std::min(d.runtime_retains, d.primary_refcount);
+    if (d.primary_refcount > runtime) {
+      os << "primary context of device " << d.ordinal << ": " << d.primary_refcount - runtime
          << " outstanding cuDevicePrimaryCtxRetain\n";
+    }
+    if (runtime > 0) {
+      os << "primary context of device " << d.ordinal << ": " << runtime
+         << " cuDevicePrimaryCtxRetain held by the CUDA runtime, not the program (libcudart "
+            "does not release a retain after cudaDeviceReset resets the context; not a leak)\n";
     }
   }
   for (const auto& [id, s] : streams_.streams()) {
@@ -263,6 +313,7 @@ std::string DriverState::DescribeLive() const {
   if (arrays_ != nullptr) os << arrays_->Describe();
   if (resources_ != nullptr) os << resources_->Describe();
   if (libraries_ != nullptr) os << libraries_->Describe();
+  os << runtime_teardown_lines_;
   return os.str();
 }
 

@@ -254,8 +254,16 @@ class DriverState {
   // than through the pool model.
   void ReleaseAllocation(std::uintptr_t base) CUHAL_REQUIRES(mu);
 
+  // The live objects, and one line on each. Both include what the CUDA runtime's release of a
+  // primary context at exit destroyed (NoteRuntimeTeardown): objects the program never freed.
   Inventory CountLive() const CUHAL_REQUIRES(mu);
   std::string DescribeLive() const CUHAL_REQUIRES(mu);
+  // Called when the CUDA runtime's release of its retain at exit (Device::runtime_retains) has
+  // destroyed a primary context, with CountLive() and DescribeLive() as they were just before:
+  // what the context still held is what the program left for the runtime's teardown to free,
+  // a leak of the program's that the real driver would free silently. Kept for the leak report.
+  void NoteRuntimeTeardown(const Inventory& before, const std::string& described_before)
+      CUHAL_REQUIRES(mu);
 
   // Destroys a context's streams/events (used by cuCtxDestroy and primary context release).
   void TeardownContext(std::uint64_t ctx_id) CUHAL_REQUIRES(mu);
@@ -325,6 +333,9 @@ class DriverState {
   std::unique_ptr<CoredumpModel> coredump_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<LibraryModel> libraries_ CUHAL_GUARDED_BY(mu);
+  // NoteRuntimeTeardown: what the runtime's releases at exit destroyed, and their lines.
+  Inventory runtime_teardown_ CUHAL_GUARDED_BY(mu);
+  std::string runtime_teardown_lines_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<RaceDetector> race_;  // see race(); its state is used under mu only
 
   bool HeadReady(const Stream* s) const CUHAL_REQUIRES(mu);

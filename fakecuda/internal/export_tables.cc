@@ -289,27 +289,38 @@ ContextStorage& Storage() {
   return *storage;
 }
 
+// What a storage call tells the driver about the runtime's retains of a primary context
+// (Device::runtime_retains): a put attaches the runtime's state to the context (the runtime
+// retained it just before), a delete detaches it (the runtime releases it just after).
+enum class RuntimeState { kUnchanged, kAttach, kDetach };
+
 // The key of (ctx, key) in the installed driver: a NULL `ctx` is the calling thread's current
-// context (CUDA_ERROR_INVALID_CONTEXT without one); any other must be a live context.
-CUresult ResolveStorageKey(const char* slot, CUcontext ctx, void* key, StorageKey* out) {
+// context (CUDA_ERROR_INVALID_CONTEXT without one); any other must be a live context. Applies
+// `change` to a primary context's runtime accounting.
+CUresult ResolveStorageKey(const char* slot, CUcontext ctx, void* key, RuntimeState change,
+                           StorageKey* out) {
   FAKECUDA_ENTER_SLOT(slot)
-  std::uint64_t ctx_id = 0;
+  Context* c = nullptr;
   if (ctx == nullptr) {
-    Context* current = nullptr;
-    if (CUresult e = CurrentContextOrError(st, &current); e != CUDA_SUCCESS) return e;
-    ctx_id = current->id;
+    if (CUresult e = CurrentContextOrError(st, &c); e != CUDA_SUCCESS) return e;
   } else {
-    Context* c = st->FindContext(ctx);
+    c = st->FindContext(ctx);
     if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-    ctx_id = c->id;
   }
-  *out = StorageKey{st->serial, ctx_id, reinterpret_cast<std::uintptr_t>(key)};
+  if (c->primary && change == RuntimeState::kAttach && !c->runtime_state) {
+    c->runtime_state = true;
+    ++st->device(c->device).runtime_retains;
+  } else if (c->primary && change == RuntimeState::kDetach && c->runtime_state) {
+    c->runtime_state = false;
+    st->device(c->device).runtime_release_due = true;
+  }
+  *out = StorageKey{st->serial, c->id, reinterpret_cast<std::uintptr_t>(key)};
   return CUDA_SUCCESS;
 }
 
 CUresult StoragePut(CUcontext ctx, void* key, void* value, ContextStorageDtor dtor) noexcept try {
   StorageKey k{};
-  CUresult r = ResolveStorageKey("context_local_storage[0]", ctx, key, &k);
+  CUresult r = ResolveStorageKey("context_local_storage[0]", ctx, key, RuntimeState::kAttach, &k);
   if (r == CUDA_SUCCESS) {
     ContextStorage& s = Storage();
     cuhal::MutexLock lock(s.mu);
@@ -324,7 +335,7 @@ CUresult StoragePut(CUcontext ctx, void* key, void* value, ContextStorageDtor dt
 
 CUresult StorageDelete(CUcontext ctx, void* key) noexcept try {
   StorageKey k{};
-  CUresult r = ResolveStorageKey("context_local_storage[1]", ctx, key, &k);
+  CUresult r = ResolveStorageKey("context_local_storage[1]", ctx, key, RuntimeState::kDetach, &k);
   if (r == CUDA_SUCCESS) {
     ContextStorage& s = Storage();
     cuhal::MutexLock lock(s.mu);
@@ -344,7 +355,7 @@ CUresult StorageGet(void** value, CUcontext ctx, void* key) noexcept try {
   if (value != nullptr) {
     *value = nullptr;
     StorageKey k{};
-    r = ResolveStorageKey("context_local_storage[2]", ctx, key, &k);
+    r = ResolveStorageKey("context_local_storage[2]", ctx, key, RuntimeState::kUnchanged, &k);
     if (r == CUDA_SUCCESS) {
       ContextStorage& s = Storage();
       cuhal::MutexLock lock(s.mu);

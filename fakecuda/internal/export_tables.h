@@ -31,7 +31,9 @@ namespace fakecuda {
 // take part in fault injection: cudart_interface[2] and context_local_storage[0-2] under those
 // names, the module and integrity slots through the entry points they call (cuModuleLoadData,
 // cuDeviceGetCount, ...); the others (the callback-hook buffers, the context checks) answer the
-// same at any time.
+// same at any time. context_local_storage also tells the leak report which primary-context
+// retains are the runtime's own (Device::runtime_retains in context_table.h): a put marks the
+// context's latest retain as the runtime's, a delete marks the next release as the runtime's.
 // Stream ordering: no slot enqueues work on a stream or waits for one; a module load through a
 // slot completes before the slot returns, as cuModuleLoadData does.
 class ExportTables {

@@ -24,8 +24,8 @@ const KernelInfo& LibraryModel::Info(const KernelState& k) const {
 }
 
 void LibraryModel::CountLive(const DriverState& st, Inventory* inventory) const {
-  inventory->libraries += static_cast<int>(libraries.size());
   for (const auto& [id, lib] : libraries) {
+    ++(lib.runtime_registered ? inventory->runtime_libraries : inventory->libraries);
     for (const auto& [name, g] : lib.managed) {
       const Allocation* a = st.memory().At(g.address);
       if (a != nullptr && a->id == g.allocation_id) --inventory->managed_allocations;
@@ -41,7 +41,11 @@ std::string LibraryModel::Describe() const {
   for (std::uint64_t id : ids) {
     const LibraryState& lib = libraries.at(id);
     os << "library " << id << " (" << lib.kernels.size() << " kernel(s), "
-       << lib.image->globals.size() << " global(s); " << lib.loaded_by << ")\n";
+       << lib.image->globals.size() << " global(s); " << lib.loaded_by << ")"
+       << (lib.runtime_registered ? " held by the CUDA runtime, not the program (its registration "
+                                    "of the program's fat binary; not a leak)"
+                                  : "")
+       << "\n";
   }
   return os.str();
 }

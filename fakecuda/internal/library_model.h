@@ -64,6 +64,10 @@ struct LibraryState {
   // lazily and fails then (measured 2026-12-06, H100 driver 580.159.04; library_entry.cc).
   CUresult load_error = CUDA_SUCCESS;
   std::string loaded_by;                           // for the leak report
+  // Loaded from a fat-binary wrapper (__fatBinC_Wrapper_t): the CUDA runtime's registration of
+  // the program's kernels, which the runtime unloads at exit; the leak report names it as the
+  // runtime's (Inventory::runtime_libraries).
+  bool runtime_registered = false;
 };
 
 class LibraryModel {

@@ -780,6 +780,10 @@ struct FatbinEntry {
 };
 static_assert(sizeof(FatbinEntry) == 64);
 constexpr std::uint16_t kFatbinPtx = 1;
+constexpr std::uint16_t kFatbinCubin = 2;
+// An arch-specific cubin (sm_90a: that device only); seen in nvcc 13.0's entries for
+// `code=sm_90a` (flags 0x100011 where sm_90 has 0x11).
+constexpr std::uint64_t kFatbinArchSpecific = 0x100000;
 constexpr std::uint64_t kFatbinLz4 = 0x2000;
 constexpr std::uint64_t kFatbinZstd = 0x8000;
 // The most a compressed PTX entry may expand to (as ZLUDA bounds it).
@@ -864,16 +868,19 @@ bool DecompressPtx(const FatbinEntry& entry, const unsigned char* payload, std::
 }
 
 // The PTX text of the fat binary (or fat-binary wrapper) at `image`: of its PTX entries that can
-// be read (compressed ones through DecompressPtx), the one for the oldest architecture.
-// CUDA_ERROR_NOT_SUPPORTED (with the reason in *log) when it has none: only cubins (real code
-// fakecuda cannot run), or PTX compressed with a library that could not be loaded;
+// be read (compressed ones through DecompressPtx), the one for the oldest architecture; *contents
+// says which, and the architectures of its cubins. No PTX entry at all: CUDA_SUCCESS with an
+// empty *ptx (the caller decides, per device, CheckImageForDevice). CUDA_ERROR_NOT_SUPPORTED
+// (with the reason in *log) when its PTX is compressed with a library that could not be loaded;
 // CUDA_ERROR_INVALID_IMAGE when malformed. The sizes are the fat binary's own, as the real driver
 // trusts them.
 // `limit`: the bytes known to be readable at `image` (SIZE_MAX when unknown, as for
 // cuModuleLoadData); with a known limit nothing past it is read, and a wrapper (which points
 // elsewhere) is refused.
 CUresult FatbinPtx(const unsigned char* image, std::size_t limit, std::string* ptx,
-                   std::string* log) {
+                   FatbinContents* contents, std::string* log) {
+  *contents = FatbinContents();
+  contents->present = true;
   const bool bounded = limit != std::numeric_limits<std::size_t>::max();
   if (bounded && limit < sizeof(FatbinHeader)) {
     *log = "malformed fat binary: shorter than its header";
@@ -925,6 +932,10 @@ CUresult FatbinPtx(const unsigned char* image, std::size_t limit, std::string* p
     }
     if (entry.kind == kFatbinPtx) {
       candidates.push_back(PtxEntry{entry, entries + offset + entry.header_size});
+    } else if (entry.kind == kFatbinCubin) {
+      contents->cubins.push_back(FatbinContents::Cubin{
+          static_cast<int>(std::min<std::uint32_t>(entry.sm_version, 10000)),
+          (entry.flags & kFatbinArchSpecific) != 0});
     }
     offset += std::uint64_t{entry.header_size} + body;
   }
@@ -933,19 +944,26 @@ CUresult FatbinPtx(const unsigned char* image, std::size_t limit, std::string* p
   });
   std::string decompress_log;  // why a compressed PTX entry was not read
   for (const PtxEntry& c : candidates) {
+    bool read = false;
     if ((c.entry.flags & (kFatbinLz4 | kFatbinZstd)) != 0) {
-      if (DecompressPtx(c.entry, c.payload, ptx, &decompress_log)) return CUDA_SUCCESS;
+      read = DecompressPtx(c.entry, c.payload, ptx, &decompress_log);
     } else {
       const auto* text = reinterpret_cast<const char*>(c.payload);
       ptx->assign(text, strnlen(text, c.entry.payload_size));
+      read = true;
+    }
+    if (read) {
+      contents->has_ptx = true;
+      contents->ptx_sm = static_cast<int>(std::min<std::uint32_t>(c.entry.sm_version, 10000));
       return CUDA_SUCCESS;
     }
   }
-  *log = !decompress_log.empty()
-             ? decompress_log
-             : "the fat binary has no PTX (cubins are not modelled by fakecuda: build with PTX, "
-               "e.g. -arch=sm_90 or -gencode arch=compute_90,code=compute_90)";
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (!candidates.empty()) {
+    *log = decompress_log;
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ptx->clear();  // machine code only
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -963,8 +981,16 @@ CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   std::string fatbin_ptx;  // the PTX of a fat binary, parsed below as PTX text is
+  FatbinContents fatbin;
   if (HasPrefix(bytes, {0x50, 0xed, 0x55, 0xba}) || HasPrefix(bytes, {0xb1, 0x43, 0x62, 0x46})) {
-    if (CUresult e = FatbinPtx(bytes, size, &fatbin_ptx, log); e != CUDA_SUCCESS) return e;
+    if (CUresult e = FatbinPtx(bytes, size, &fatbin_ptx, &fatbin, log); e != CUDA_SUCCESS) {
+      return e;
+    }
+    if (!fatbin.has_ptx) {  // machine code only: no kernels the fake can read
+      out->format = ImageFormat::kMachineCode;
+      out->fatbin = std::move(fatbin);
+      return CUDA_SUCCESS;
+    }
     image = fatbin_ptx.c_str();
   }
   std::string_view text(static_cast<const char*>(image));
@@ -980,6 +1006,7 @@ CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
     return CUDA_ERROR_INVALID_IMAGE;
   }
   out->format = ImageFormat::kPtx;
+  out->fatbin = std::move(fatbin);
   PtxParser parser(std::move(tokens), out, log);
   if (!parser.Parse()) return CUDA_ERROR_INVALID_PTX;
   out->program = ptx::ParseProgram(text, &out->program_error);

@@ -44,7 +44,22 @@ struct GlobalInfo {
   bool managed = false;             // `.attribute(.managed)`: cuLibraryGetManaged finds it
 };
 
-enum class ImageFormat { kPtx, kFake };
+// kMachineCode: a fat binary with cubins (machine code) and no PTX, which fakecuda cannot run;
+// it has no kernels, and CheckImageForDevice (module_model.h) answers for it.
+enum class ImageFormat { kPtx, kFake, kMachineCode };
+
+// What a fat binary holds, by architecture (sm_version of each entry: 90 for sm_90), for
+// CheckImageForDevice: whether its PTX fits the device, else whether any cubin would.
+struct FatbinContents {
+  struct Cubin {
+    int sm = 0;
+    bool arch_specific = false;  // sm_90a and the like (entry flag 0x100000): that device only
+  };
+  bool present = false;  // the image was a fat binary (or its wrapper)
+  bool has_ptx = false;  // a PTX entry was read: the kernels come from it
+  int ptx_sm = 0;        // that entry's architecture (0: not given, taken to fit any device)
+  std::vector<Cubin> cubins;
+};
 
 struct ModuleImage {
   ImageFormat format = ImageFormat::kPtx;
@@ -57,6 +72,7 @@ struct ModuleImage {
   // be read at all (program_error says why).
   std::shared_ptr<const ptx::Program> program;
   std::string program_error;
+  FatbinContents fatbin;  // when the image was a fat binary
 };
 
 // The register count reported for kernels whose image does not say, and the most a PTX kernel
@@ -73,7 +89,12 @@ inline constexpr int kMaxRegisters = 255;
 //   CUDA_ERROR_INVALID_IMAGE        not a module image fakecuda recognises, or a malformed
 //                                   FAKECUDA-MODULE image;
 //   CUDA_ERROR_INVALID_PTX          PTX that does not parse (the JIT would fail);
-//   CUDA_ERROR_NOT_SUPPORTED        a cubin or fatbinary: real images fakecuda cannot read.
+//   CUDA_ERROR_NOT_SUPPORTED        a cubin (ELF), or a fat binary whose PTX is compressed with
+//                                   a library that could not be loaded.
+// A fat binary (or the runtime's wrapper of one) is read as its PTX entry for the oldest
+// architecture; one with no PTX at all is CUDA_SUCCESS with format kMachineCode and no kernels
+// (out->fatbin says what it holds): whether that is CUDA_ERROR_NO_BINARY_FOR_GPU depends on the
+// device (CheckImageForDevice).
 CUresult ParseModuleImage(const void* image, ModuleImage* out, std::string* log);
 // The same, for a caller that knows how many bytes `image` holds (a fuzzer, a file): a fat
 // binary is read no further than `size` bytes, and a fat-binary wrapper (a pointer to one

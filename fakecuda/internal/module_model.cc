@@ -183,10 +183,40 @@ CUresult PackParams(const KernelInfo& k, void** kernel_params, void** extra,
   return CUDA_SUCCESS;
 }
 
+CUresult CheckFatbinForDevice(const FatbinContents& fatbin, int cc, std::string* log) {
+  if (!fatbin.present) return CUDA_SUCCESS;
+  if (fatbin.has_ptx && (cc <= 0 || fatbin.ptx_sm <= cc)) return CUDA_SUCCESS;  // what it runs
+  std::string cubins;
+  bool cubin_fits = false;
+  for (const FatbinContents::Cubin& c : fatbin.cubins) {
+    cubins += (cubins.empty() ? "" : ", ") + std::string("sm_") + std::to_string(c.sm) +
+              (c.arch_specific ? "a" : "");
+    // A cubin runs on its major version's later minors; an arch-specific one on its own only.
+    cubin_fits |= cc > 0 && c.sm / 10 == cc / 10 && c.sm <= cc &&
+                  (!c.arch_specific || c.sm == cc);
+  }
+  const std::string device = "sm_" + std::to_string(cc);
+  if (cubin_fits) {
+    *log = "fakecuda: the fat binary has machine code that fits " + device + " (cubins: " +
+           cubins + ") and no PTX for it: the real driver would run the cubin, fakecuda runs "
+           "only PTX (rebuild with PTX, e.g. nvcc -arch=" + device + ", or add -gencode "
+           "arch=compute_" +
+           std::to_string(cc) + ",code=compute_" + std::to_string(cc) + ")";
+    std::fprintf(stderr, "%s\n", log->c_str());
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  *log = "no image in the fat binary fits " + device + ": " +
+         (cubins.empty() ? std::string("no cubins") : "cubins for " + cubins) + ", " +
+         (fatbin.has_ptx ? "PTX for sm_" + std::to_string(fatbin.ptx_sm) + " and later"
+                         : std::string("no PTX"));
+  return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
 CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImage& parsed,
                              std::string* log) {
   const DeviceProfile& profile = st->device(device).profile;
   int cc = ComputeCapability(profile);
+  if (CUresult e = CheckFatbinForDevice(parsed.fatbin, cc, log); e != CUDA_SUCCESS) return e;
   if (parsed.format == ImageFormat::kPtx) {
     if (parsed.ptx_version > MaxPtxVersion(st->options.driver_version)) {
       *log = "PTX ISA version " + std::to_string(parsed.ptx_version / 10) + "." +

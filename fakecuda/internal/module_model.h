@@ -114,9 +114,21 @@ ModuleModel& Modules(DriverState* st) CUHAL_REQUIRES(st->mu);
 
 // --- loading (require st->mu held) ---
 
-// The checks of a parsed image against the device that loads it: the PTX ISA version the driver
-// JIT-compiles (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and a .target above the device's
+// The checks of a parsed image against the device that loads it: a fat binary's images
+// (CheckFatbinForDevice), the PTX ISA version the driver JIT-compiles
+// (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and a .target above the device's
 // (CUDA_ERROR_INVALID_PTX), with the reason in *log.
+// Whether a fat binary has an image for a device of compute capability `cc` (major * 10 +
+// minor): its PTX (the oldest, which the fake runs) for `cc` or an older architecture, as the
+// real driver JIT-compiles it. Else CUDA_ERROR_NO_BINARY_FOR_GPU, as the real driver answers when
+// no image fits (the runtime's cudaErrorNoKernelImageForDevice), unless a cubin fits the device
+// (same major version, minor not above the device's; an arch-specific one, sm_90a, on its own
+// architecture only): the real driver would run that machine code, fakecuda cannot, and it
+// answers CUDA_ERROR_NOT_SUPPORTED with the reason in *log, also printed on stderr (as
+// CheckKernelsRunnable does for PTX it cannot run; docs/cudart_on_the_fake.md, known
+// differences). CUDA_SUCCESS for an image that is not a fat binary; with cc 0 (unknown), a fat
+// binary's PTX is taken to fit and its cubins not.
+CUresult CheckFatbinForDevice(const FatbinContents& fatbin, int cc, std::string* log);
 CUresult CheckImageForDevice(const DriverState* st, int device, const ModuleImage& image,
                              std::string* log) CUHAL_REQUIRES(st->mu);
 // Creates a module of `image` (already checked) in `ctx`: allocates and initializes its globals

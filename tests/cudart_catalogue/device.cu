@@ -229,6 +229,7 @@ void SynchronizeAndReset() {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   int count = 0;
   Versions();
   cudaGetDeviceCount(&count);

@@ -43,6 +43,7 @@ void FillAndSum(const char* label, int n, int base) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   // Names and strings of a range of codes, including one that is not a code.
   const cudaError_t codes[] = {cudaSuccess,
                                cudaErrorInvalidValue,

@@ -44,6 +44,7 @@ void PrintCounts(const char* label, cudaGraph_t g) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   int* d = nullptr;
   Show("cudaMalloc", cudaMalloc(&d, kN * sizeof(int)));
   cudaStream_t s, side;

@@ -82,6 +82,7 @@ __global__ void BigShared(int* out) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   int* d = nullptr;
   Show("cudaMalloc", cudaMalloc(&d, kMaxN * sizeof(int)));
   Show("cudaMemset", cudaMemset(d, 0, kMaxN * sizeof(int)));

@@ -281,6 +281,7 @@ void AsyncCopies() {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   LinearCopies();
   PitchedCopies();
   Copies3D();

@@ -243,6 +243,7 @@ void MemoryInfo() {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   DeviceMemory();
   PitchedMemory();
   PinnedMemory();

@@ -42,6 +42,7 @@ __global__ void Sum(const int* in, int n, unsigned long long* total) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   cudaMemPool_t def = nullptr, current = nullptr;
   Show("cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&def, 0));
   Show("cudaDeviceGetMemPool", cudaDeviceGetMemPool(&current, 0));

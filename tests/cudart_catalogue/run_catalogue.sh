@@ -15,7 +15,14 @@
 #   --env VAR=VAL  set in each program's environment (may be repeated; e.g. FAKECUDA_DEVICES=...)
 #   --expected DIR compare each OUT_DIR/<name>.txt with DIR/<name>.txt (diff in OUT_DIR/<name>.diff);
 #                  prints `<name>: same`, `<name>: DIFFER (<n> lines)` or `<name>: no expected
-#                  output yet`, then the counts; fails unless every program is the same
+#                  output yet`, then the counts; fails unless every program is the same.
+#                  DIR/<name>.ignore (optional): extended regular expressions (awk), one a line,
+#                  each below a `#` comment line giving the reason; a line of the expected or
+#                  the actual output that one matches is not compared (both become
+#                  `== not compared (<name>.ignore)`, so that the line must still be there),
+#                  reported as `, <n> lines not compared (<name>.ignore)`. DIR/<name>.unmeasured
+#                  (optional): the expected output is not the real driver's; its first line is
+#                  reported after the result
 #   --sanitize[=]S the drop-in's CUHAL_SANITIZE: when non-empty, skip (an nvcc-built program has
 #                  no sanitizer runtime to load an instrumented libcuda with)
 #   --jobs N       parallel builds and runs (default: the number of CPUs)
@@ -148,18 +155,59 @@ done
 wait_all
 [ -n "$expected" ] || exit $status
 
+# Checks DIR/<name>.ignore (each regex directly below its comment line); prints what is wrong.
+check_ignore() {  # ignore_file
+  awk '/^[[:space:]]*$/ { commented = 0; next }
+       /^#/ { commented = 1; next }
+       { if (!commented) {
+           printf "%s:%d: a regex needs its own `#` comment line above it (the reason)\n",
+                  FILENAME, FNR
+           bad = 1
+         }
+         commented = 0 }
+       END { exit bad }' "$1"
+}
+# Copies output `in` to `out` with every line matching a regex of `ignore_file` replaced by
+# `== not compared (<ignore name>)`; prints how many lines were replaced.
+mask_ignored() {  # ignore_file in out
+  awk -v tag="== not compared ($(basename "$1"))" -v count_file="$3.count" '
+    FNR == NR { if ($0 !~ /^#/ && $0 !~ /^[[:space:]]*$/) re[++n] = $0; next }
+    { for (i = 1; i <= n; ++i) if ($0 ~ re[i]) { print tag; ++masked; next } print }
+    END { print masked + 0 > count_file }' "$1" "$2" > "$3"
+  cat "$3.count"
+  rm -f "$3.count"
+}
+
 same=0 differ=0 missing=0
 for name in "${names[@]}"; do
   [ -x "$bin/$name" ] || continue
   if [ ! -f "$expected/$name.txt" ]; then
     echo "$name: no expected output yet ($expected/$name.txt)"
     missing=$((missing + 1))
-  elif diff -u --label "expected/$name.txt" --label "$name.txt" "$expected/$name.txt" \
-      "$out/$name.txt" > "$out/$name.diff"; then
-    echo "$name: same"
+    continue
+  fi
+  want=$expected/$name.txt got=$out/$name.txt note=""
+  rm -f "$out/$name.diff"
+  if [ -f "$expected/$name.ignore" ]; then
+    if ! check_ignore "$expected/$name.ignore"; then
+      echo "$name: DIFFER (invalid $name.ignore)"
+      differ=$((differ + 1))
+      continue
+    fi
+    mask_ignored "$expected/$name.ignore" "$want" "$out/$name.expected.compared" > /dev/null
+    masked=$(mask_ignored "$expected/$name.ignore" "$got" "$out/$name.compared")
+    want=$out/$name.expected.compared got=$out/$name.compared
+    note=", $masked lines not compared ($name.ignore)"
+  fi
+  if [ -f "$expected/$name.unmeasured" ]; then
+    note="$note; expected output NOT MEASURED: $(head -1 "$expected/$name.unmeasured")"
+  fi
+  if diff -u --label "expected/$name.txt" --label "$name.txt" "$want" "$got" \
+      > "$out/$name.diff"; then
+    echo "$name: same$note"
     same=$((same + 1))
   else
-    echo "$name: DIFFER ($(tail -n +3 "$out/$name.diff" | grep -c '^[-+]') lines)"
+    echo "$name: DIFFER ($(tail -n +3 "$out/$name.diff" | grep -c '^[-+]') lines)$note"
     differ=$((differ + 1))
   fi
 done

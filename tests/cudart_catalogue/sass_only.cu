@@ -18,6 +18,7 @@ __global__ void Fill(int* out, int n) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   int major = 0;
   int minor = 0;
   Show("cudaDeviceGetAttribute major",

@@ -41,19 +41,55 @@ void Expect(const char* what, const int* device, int value) {
 }
 
 // A gate a host function waits behind: the stream it is enqueued on stays busy until Open.
-// Only one gate is ever closed at a time (host functions may share one driver thread).
+// Only one gate is ever closed at a time (the host functions of a context run one at a time on
+// one driver thread: docs/driver_facts.md). A call the program makes while the gate is closed
+// must not wait for the held-back stream (the real driver would then deadlock, as the H100 run of
+// 2026-12-06 did): a watchdog opens the gate after kWatchdogSeconds and Open then says so.
+constexpr int kWatchdogSeconds = 10;
 struct Gate {
   std::atomic<bool> open{false};
+  std::atomic<bool> forced{false};
+  std::thread watchdog;
   static void CUDART_CB Wait(void* data) {
     auto* gate = static_cast<Gate*>(data);
     while (!gate->open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   void Close(cudaStream_t stream) {
     open = false;
+    forced = false;
     cudaLaunchHostFunc(stream, Wait, this);
+    watchdog = std::thread([this] {
+      for (int i = 0; i < kWatchdogSeconds * 1000 && !open.load(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (!open.exchange(true)) forced = true;
+    });
   }
-  void Open() { open = true; }
+  void Open() {
+    open = true;
+    if (watchdog.joinable()) watchdog.join();
+    if (forced) {
+      std::printf("== the watchdog opened the gate after %d s: a call waited for the held-back "
+                  "stream\n",
+                  kWatchdogSeconds);
+    }
+  }
+  ~Gate() {
+    open = true;
+    if (watchdog.joinable()) watchdog.join();
+  }
 };
+
+// Launches each kernel once, before any gate is closed. With lazy loading (CUDA_MODULE_LOADING,
+// LAZY by default since CUDA 12.2) a kernel is loaded at its first launch, and loading "might
+// require context synchronization" (CUDA C++ Programming Guide, "Lazy Loading", possible issues):
+// a first launch while a gate is closed would wait for the held-back host function, which waits
+// for the program. The H100 run of 2026-12-06 hung with the first Fill launch behind a gate.
+void LoadKernels(int* a, int* b) {
+  Fill<<<kCount / 256, 256>>>(a, kCount, 0);
+  AddFrom<<<kCount / 256, 256>>>(b, a, kCount);
+  cudaDeviceSynchronize();
+}
 
 void Creation() {
   cudaStream_t s = nullptr;
@@ -284,10 +320,12 @@ void DestroyWhileBusy(int* a) {
 }  // namespace
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a hang keeps the lines before it
   int* a = nullptr;
   int* b = nullptr;
   cudaMalloc(&a, kCount * sizeof(int));
   cudaMalloc(&b, kCount * sizeof(int));
+  LoadKernels(a, b);
   Creation();
   QueriesAndEvents(a);
   WaitBetweenStreams(a, b);

@@ -237,6 +237,132 @@ TEST_F(ExportTableTest, ContextLocalStorage) {
   g_dtor_calls = nullptr;
 }
 
+// The leak report tells the CUDA runtime's primary-context retains from the program's: the
+// runtime puts its per-context state on each activation it retains (context_local_storage[0])
+// and, at exit, deletes it and releases; after cudaDeviceReset (cuDevicePrimaryCtxReset) it
+// never releases the retain it made before (docs/cudart_on_the_fake.md, "The leak report").
+TEST_F(ExportTableTest, LeakReportNamesTheRuntimesRetains) {
+  using Put = CUresult (*)(CUcontext, void*, void*, void (*)(CUcontext, void*, void*));
+  using Erase = CUresult (*)(CUcontext, void*);
+  const void* table = Table(kContextStorage);
+  auto put = SlotOf<Put>(table, 0);
+  auto erase = SlotOf<Erase>(table, 1);
+  int key = 0;
+  int value = 0;
+  CUcontext primary = nullptr;
+  // The runtime's first use, then cudaDeviceReset: its retain stays owed, and is its own.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &value, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+  fakecuda::Inventory live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 0);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  EXPECT_EQ(live.Total(), 0);
+  EXPECT_EQ(live.ToString(),
+            "none (not leaks: 1 primary context retain(s) held by the CUDA runtime)");
+  EXPECT_NE(fake().LeakReport().find("primary context of device 0: 1 cuDevicePrimaryCtxRetain "
+                                     "held by the CUDA runtime, not the program"),
+            std::string::npos)
+      << fake().LeakReport();
+  // A retain of the program's own, never released, is the program's leak.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 1);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  EXPECT_NE(fake().LeakReport().find("primary context of device 0: 1 outstanding "
+                                     "cuDevicePrimaryCtxRetain"),
+            std::string::npos)
+      << fake().LeakReport();
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  // The runtime's use after the reset: retain, put; at exit delete, release.
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &value, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 2);
+  ASSERT_EQ(erase(primary, &key), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  live = fake().LiveObjects();
+  EXPECT_EQ(live.primary_retains, 0);
+  EXPECT_EQ(live.runtime_primary_retains, 1);
+  // Whoever releases the last retain, none is left to be the runtime's: a later retain of the
+  // program's is not counted as the runtime's.
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 0);
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().primary_retains, 1);
+  EXPECT_EQ(fake().LiveObjects().runtime_primary_retains, 0);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+}
+
+// The runtime's release at exit (a context_local_storage delete, then the last release) destroys
+// the primary context and what it still holds: the objects the program never freed, which the
+// leak report still lists as the program's (the real driver frees them silently).
+TEST(ExportTableLeakTest, WhatTheRuntimesReleaseAtExitDestroysIsTheProgramsLeak) {
+  fakecuda::ScopedDriver driver;
+  ASSERT_TRUE(driver.ok());
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  const void* table = nullptr;
+  ASSERT_EQ(cuGetExportTable(&table, &kContextStorage), CUDA_SUCCESS);
+  auto put =
+      SlotOf<CUresult (*)(CUcontext, void*, void*, void (*)(CUcontext, void*, void*))>(table, 0);
+  auto erase = SlotOf<CUresult (*)(CUcontext, void*)>(table, 1);
+  int key = 0;
+  CUcontext primary = nullptr;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(put(primary, &key, &key, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(primary), CUDA_SUCCESS);
+  CUdeviceptr kept = 0;
+  CUdeviceptr freed = 0;
+  ASSERT_EQ(cuMemAlloc(&kept, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&freed, 8192), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree(freed), CUDA_SUCCESS);
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(erase(primary, &key), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  fakecuda::Inventory live = driver->LiveObjects();
+  EXPECT_EQ(live.device_allocations, 1);
+  EXPECT_EQ(live.streams, 1);
+  EXPECT_EQ(live.primary_retains + live.runtime_primary_retains, 0);
+  EXPECT_EQ(live.Total(), 2) << live.ToString();
+  const std::string report = driver->LeakReport();
+  EXPECT_NE(report.find(" of 4096 bytes (cuMemAlloc) (left to the CUDA runtime's teardown at "
+                        "exit)"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("8192"), std::string::npos) << report;
+  EXPECT_NE(report.find("stream "), std::string::npos) << report;
+}
+
+// A library loaded from a fat-binary wrapper is the CUDA runtime's registration of the program's
+// kernels (it unloads it at exit): while loaded, the leak report names it as the runtime's.
+TEST_F(ExportTableTest, LibrariesFromFatBinaryWrappersAreTheRuntimes) {
+  alignas(8) static const unsigned char kEmptyFatbin[16] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00,
+                                                            0x10, 0x00};
+  struct {
+    std::uint32_t magic = 0x466243B1;
+    std::uint32_t version = 1;
+    const void* data = kEmptyFatbin;
+    const void* unused = nullptr;
+  } wrapper;
+  CUlibrary runtime = nullptr;
+  CUlibrary program = nullptr;
+  ASSERT_EQ(cuLibraryLoadData(&runtime, &wrapper, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLibraryLoadData(&program, kEmptyFatbin, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  fakecuda::Inventory live = fake().LiveObjects();
+  EXPECT_EQ(live.libraries, 1);
+  EXPECT_EQ(live.runtime_libraries, 1);
+  EXPECT_EQ(live.ToString(), "1 library(ies) (not leaks: 1 library(ies) held by the CUDA runtime)");
+  EXPECT_NE(fake().LeakReport().find("held by the CUDA runtime, not the program (its registration"),
+            std::string::npos)
+      << fake().LeakReport();
+  EXPECT_EQ(cuLibraryUnload(runtime), CUDA_SUCCESS);
+  EXPECT_EQ(cuLibraryUnload(program), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LiveObjects().runtime_libraries, 0);
+}
+
 // integrity_check[1]: two fixed answers, else HMAC-MD2 of the record the docs describe.
 TEST_F(ExportTableTest, IntegrityCheck) {
   using Check = CUresult (*)(unsigned, std::uint64_t, std::uint64_t*);

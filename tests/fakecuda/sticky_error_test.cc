@@ -1,8 +1,9 @@
 // Copyright 2026 The cuhal Authors.
 // Sticky errors (issue 3, "Must model" 8): device work that faults poisons its context; every
 // later call on it returns the error, until the context is destroyed (or the primary context is
-// reset). Fake only: raising CUDA_ERROR_ILLEGAL_ADDRESS on a real GPU takes a faulting kernel, and
-// it leaves the process's primary context unusable for the rest of the suite.
+// reset); after that no context of the device can be made (CUDA_ERROR_DEVICE_UNAVAILABLE). Fake
+// only: raising CUDA_ERROR_ILLEGAL_ADDRESS on a real GPU takes a faulting kernel, and it leaves
+// the process's device unusable for the rest of the suite.
 //
 // The fault is raised by stream work queued through fakecuda/stream_work.h (what fakenccl and
 // kernel launches use), whose error becomes the context's sticky error.
@@ -47,19 +48,16 @@ TEST_F(StickyErrorTest, FaultingWorkPoisonsTheContext) {
   int count = 0;
   EXPECT_EQ(api().cuDeviceGetCount(&count), CUDA_SUCCESS);
   // Resetting the primary context destroys it and what it held, error included. As on the H200
-  // it is inactive until retained again (still current: CONTEXT_IS_DESTROYED); the next retain
-  // gives the same handle, a fresh context with no error.
+  // it is inactive (still current: CONTEXT_IS_DESTROYED). As on the H100 (measured 2026-12-06,
+  // tests/cudart_catalogue/errors.cu) the device does not come back: retaining again is
+  // CUDA_ERROR_DEVICE_UNAVAILABLE for the rest of the driver's life (the old fake gave a fresh
+  // context).
   ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   CUcontext again = nullptr;
-  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
-  EXPECT_EQ(again, primary);
-  EXPECT_EQ(api().cuMemAlloc(&more, 4096), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuMemFree(more), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_ERROR_DEVICE_UNAVAILABLE);
   EXPECT_EQ(api().cuCtxPopCurrent(nullptr), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // both retains are owed
-  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // the first retain is owed
   EXPECT_EQ(fake().LiveObjects().Total(), 0) << fake().LeakReport();
 }
 
@@ -120,16 +118,14 @@ TEST_F(StickyErrorTest, FaultingKernelPoisonsTheContext) {
   EXPECT_EQ(api().cuMemcpyDtoH(&value, good, sizeof(value)), CUDA_ERROR_ILLEGAL_ADDRESS);
   EXPECT_EQ(api().cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, good_params, nullptr),
             CUDA_ERROR_ILLEGAL_ADDRESS);
-  // Reset clears it; the module and allocation went with the old context. A retain makes the
-  // (inactive) primary context active again, without the error.
+  // Reset destroys it; the module and allocation went with the old context. The device stays
+  // unavailable (measured on the H100, tests/cudart_catalogue/errors.cu).
   ASSERT_EQ(api().cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(fake().LiveObjects().modules, 0);
   EXPECT_EQ(fake().LiveObjects().device_allocations, 0);
   CUcontext again = nullptr;
-  ASSERT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
-  EXPECT_EQ(api().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);  // the scope releases the other
+  EXPECT_EQ(api().cuDevicePrimaryCtxRetain(&again, 0), CUDA_ERROR_DEVICE_UNAVAILABLE);
 #endif
 }
 

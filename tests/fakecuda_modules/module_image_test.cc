@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "fakecuda/fake_driver.h"
+#include "fakecuda/internal/module_model.h"
 #include "fakecuda/sample_kernels.h"
 
 namespace fakecuda {
@@ -200,10 +202,13 @@ TEST(ModuleImageTest, Errors) {
   EXPECT_EQ(ParseModuleImage("", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("hello", &image, &log), CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(ParseModuleImage("\x7f" "ELF\x02\x01", &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  // A fat binary with no entries: nothing the fake can run (FatBinary below has the rest).
+  // A fat binary with no entries: read, with nothing in it (FatBinary below has the rest; the
+  // device check answers CUDA_ERROR_NO_BINARY_FOR_GPU, FatBinaryWithoutPtxForTheDevice).
   alignas(8) const unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00};
-  EXPECT_EQ(ParseModuleImage(fatbin, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(log.find("fat binary has no PTX"), std::string::npos) << log;
+  EXPECT_EQ(ParseModuleImage(fatbin, &image, &log), CUDA_SUCCESS);
+  EXPECT_EQ(image.format, ImageFormat::kMachineCode);
+  EXPECT_TRUE(image.fatbin.present);
+  EXPECT_TRUE(image.fatbin.cubins.empty());
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.address_size 64\n", &image, &log), CUDA_ERROR_INVALID_PTX)
       << "no .target";
   EXPECT_EQ(ParseModuleImage(".version 8.0\n.target sm_80\n.entry k(.param .u32 a\n", &image, &log),
@@ -296,6 +301,7 @@ TEST(ModuleImageTest, MaxPtxVersion) {
 struct TestFatbin {
   alignas(8) unsigned char bytes[1024] = {};
   std::size_t size = 16;
+  std::size_t last = 0;  // where the entry added last starts
 
   TestFatbin() {
     const std::uint32_t magic = 0xBA55ED50;
@@ -308,6 +314,7 @@ struct TestFatbin {
   // Appends an entry of `kind` (1 PTX, 2 cubin) with `flags` and `payload` (padded to 8 bytes).
   void Add(std::uint16_t kind, std::uint64_t flags, std::string_view payload) {
     unsigned char* e = bytes + size;
+    last = size;
     const std::uint32_t entry_header = 64;
     const auto padded = static_cast<std::uint32_t>((payload.size() + 1 + 7) / 8 * 8);
     std::memcpy(e, &kind, 2);
@@ -319,6 +326,8 @@ struct TestFatbin {
     const std::uint64_t entries = size - 16;
     std::memcpy(bytes + 8, &entries, 8);
   }
+  // Sets the architecture (sm_version: 90 for sm_90) of the entry added last.
+  void SetSm(std::uint32_t sm) { std::memcpy(bytes + last + 28, &sm, 4); }
   // Appends a compressed PTX entry (flags 0x8011 Zstd, 0x2011 LZ4) of `compressed` bytes that
   // expand to `uncompressed` bytes.
   void AddCompressed(std::uint64_t flags, const std::vector<unsigned char>& compressed,
@@ -380,10 +389,22 @@ TEST(ModuleImageTest, FatBinary) {
   EXPECT_EQ(ParseModuleImage(compressed_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_NE(log.find("compressed"), std::string::npos) << log;
 
+  // Cubins only: read as machine code, with their architectures (entry word sm_version, and the
+  // arch-specific flag 0x100000 of sm_90a); no kernels.
   TestFatbin cubin_only;
   cubin_only.Add(2, 0x11, "\x7f" "ELF");
-  EXPECT_EQ(ParseModuleImage(cubin_only.bytes, &image, &log), CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(log.find("no PTX"), std::string::npos) << log;
+  cubin_only.SetSm(80);
+  cubin_only.Add(2, 0x100011, "\x7f" "ELF");
+  cubin_only.SetSm(90);
+  ASSERT_EQ(ParseModuleImage(cubin_only.bytes, &image, &log), CUDA_SUCCESS) << log;
+  EXPECT_EQ(image.format, ImageFormat::kMachineCode);
+  EXPECT_TRUE(image.kernels.empty());
+  EXPECT_FALSE(image.fatbin.has_ptx);
+  ASSERT_EQ(image.fatbin.cubins.size(), 2u);
+  EXPECT_EQ(image.fatbin.cubins[0].sm, 80);
+  EXPECT_FALSE(image.fatbin.cubins[0].arch_specific);
+  EXPECT_EQ(image.fatbin.cubins[1].sm, 90);
+  EXPECT_TRUE(image.fatbin.cubins[1].arch_specific);
 
   // Compressed PTX (nvcc's default, Zstd; LZ4 with some options) is read through the system's
   // libzstd.so.1 and liblz4.so.1 where they can be loaded.
@@ -427,6 +448,75 @@ TEST(ModuleImageTest, FatBinary) {
   const std::uint32_t too_big = 4096;
   std::memcpy(malformed.bytes + 16 + 8, &too_big, 4);  // the entry's payload runs past the end
   EXPECT_EQ(ParseModuleImage(malformed.bytes, &image, &log), CUDA_ERROR_INVALID_IMAGE);
+}
+
+// A fat binary with no PTX the device can run (issue 17): the real driver answers
+// CUDA_ERROR_NO_BINARY_FOR_GPU when no image fits (the runtime's
+// cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device").
+// A cubin that does fit would run on the real driver; the fake cannot run machine code and
+// answers CUDA_ERROR_NOT_SUPPORTED, saying so (docs/cudart_on_the_fake.md, known differences).
+TEST(ModuleImageTest, FatBinaryWithoutPtxForTheDevice) {
+  std::string log;
+  FatbinContents sm80;  // -gencode arch=compute_80,code=sm_80
+  sm80.present = true;
+  sm80.cubins.push_back({80, false});
+  EXPECT_EQ(CheckFatbinForDevice(sm80, 90, &log), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_NE(log.find("no image in the fat binary fits sm_90: cubins for sm_80, no PTX"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(CheckFatbinForDevice(sm80, 86, &log), CUDA_ERROR_NOT_SUPPORTED) << "8.6 runs sm_80";
+  EXPECT_NE(log.find("fakecuda runs only PTX"), std::string::npos) << log;
+  EXPECT_EQ(CheckFatbinForDevice(sm80, 75, &log), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  FatbinContents sm90a;  // arch-specific: sm_90 only
+  sm90a.present = true;
+  sm90a.cubins.push_back({90, true});
+  EXPECT_EQ(CheckFatbinForDevice(sm90a, 90, &log), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(CheckFatbinForDevice(sm90a, 91, &log), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  FatbinContents empty;
+  empty.present = true;
+  EXPECT_EQ(CheckFatbinForDevice(empty, 90, &log), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  // PTX fits its own architecture and later ones (the driver JIT-compiles it), not earlier ones.
+  FatbinContents ptx100 = sm80;  // -arch=sm_100 plus sm_80 machine code
+  ptx100.has_ptx = true;
+  ptx100.ptx_sm = 100;
+  EXPECT_EQ(CheckFatbinForDevice(ptx100, 100, &log), CUDA_SUCCESS);
+  EXPECT_EQ(CheckFatbinForDevice(ptx100, 90, &log), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_NE(log.find("cubins for sm_80, PTX for sm_100 and later"), std::string::npos) << log;
+  EXPECT_EQ(CheckFatbinForDevice(FatbinContents{}, 90, &log), CUDA_SUCCESS) << "not a fat binary";
+
+  // Through the entry points, on the default H200 (9.0): cuModuleLoadData answers at the load,
+  // cuLibraryLoadData (the runtime's way) succeeds and its kernels answer (the real driver loads
+  // lazily, library_entry.cc).
+  ScopedDriver driver;
+  ASSERT_TRUE(driver.ok());
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+  TestFatbin other_arch;
+  other_arch.Add(2, 0x11, "\x7f" "ELF");
+  other_arch.SetSm(80);
+  CUmodule module = nullptr;
+  EXPECT_EQ(cuModuleLoadData(&module, other_arch.bytes), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  CUlibrary library = nullptr;
+  ASSERT_EQ(cuLibraryLoadData(&library, other_arch.bytes, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  CUkernel kernel = nullptr;
+  EXPECT_EQ(cuLibraryGetKernel(&kernel, library, "k"), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(cuLibraryUnload(library), CUDA_SUCCESS);
+  TestFatbin same_arch;
+  same_arch.Add(2, 0x11, "\x7f" "ELF");
+  same_arch.SetSm(90);
+  EXPECT_EQ(cuModuleLoadData(&module, same_arch.bytes), CUDA_ERROR_NOT_SUPPORTED);
+  // With PTX for the device as well, the PTX runs.
+  same_arch.Add(1, 0x11,
+                ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n");
+  same_arch.SetSm(90);
+  ASSERT_EQ(cuModuleLoadData(&module, same_arch.bytes), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(module), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(driver->LiveObjects().Total(), 0) << driver->LeakReport();
 }
 
 }  // namespace
