@@ -82,17 +82,8 @@ CUresult CreateArray(DriverState* st, CUarray* out, const CUDA_ARRAY3D_DESCRIPTO
 // of 65536 bytes, CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL) and a 3D 64x64x64 float one (tile
 // 32x32x16, no mip tail: level 0, size 0, flags 0); the other shapes follow the same rule.
 void SparseProperties(const ArrayRecord& a, CUDA_ARRAY_SPARSE_PROPERTIES* out) {
-  struct Tile {
-    unsigned w, h, d;
-  };
-  static constexpr Tile k2D[] = {{256, 256, 1}, {256, 128, 1}, {128, 128, 1}, {128, 64, 1},
-                                 {64, 64, 1}};
-  static constexpr Tile k3D[] = {{64, 32, 32}, {32, 32, 32}, {32, 32, 16}, {32, 16, 16},
-                                 {16, 16, 16}};
-  std::size_t i = 0;
-  while (i < 4 && (std::size_t{1} << i) < a.element_size) ++i;
+  const SparseTile t = ArrayModel::TileOf(a.desc, a.element_size);
   const bool three_d = a.desc.Depth != 0 && (a.desc.Flags & CUDA_ARRAY3D_LAYERED) == 0;
-  const Tile t = three_d ? k3D[i] : k2D[i];
   std::memset(out, 0, sizeof *out);
   out->tileExtent.width = t.w;
   out->tileExtent.height = t.h;
@@ -397,6 +388,44 @@ CUresult Copy3D(DriverState* st, const CUDA_MEMCPY3D* c, bool async, CUstream st
                  stream, what);
 }
 
+// cuMemcpy3DPeer[Async]: a 3D copy whose sides name their contexts. UNMEASURED (cuda.h): a
+// context that is not live is CUDA_ERROR_INVALID_CONTEXT, as for cuMemcpyPeer (measured there);
+// a NULL one is taken as the current context. The copy then runs as cuMemcpy3D's (unified
+// addressing: each side's memory is found by its address, whatever context made it).
+CUresult Copy3DPeer(DriverState* st, const CUDA_MEMCPY3D_PEER* p, bool async, CUstream stream,
+                    const char* what) CUHAL_REQUIRES(st->mu) {
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (CUcontext c : {p->srcContext, p->dstContext}) {
+    if (c != nullptr && st->FindContext(c) == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  CUDA_MEMCPY3D c{};
+  c.srcXInBytes = p->srcXInBytes;
+  c.srcY = p->srcY;
+  c.srcZ = p->srcZ;
+  c.srcLOD = p->srcLOD;
+  c.srcMemoryType = p->srcMemoryType;
+  c.srcHost = p->srcHost;
+  c.srcDevice = p->srcDevice;
+  c.srcArray = p->srcArray;
+  c.srcPitch = p->srcPitch;
+  c.srcHeight = p->srcHeight;
+  c.dstXInBytes = p->dstXInBytes;
+  c.dstY = p->dstY;
+  c.dstZ = p->dstZ;
+  c.dstLOD = p->dstLOD;
+  c.dstMemoryType = p->dstMemoryType;
+  c.dstHost = p->dstHost;
+  c.dstDevice = p->dstDevice;
+  c.dstArray = p->dstArray;
+  c.dstPitch = p->dstPitch;
+  c.dstHeight = p->dstHeight;
+  c.WidthInBytes = p->WidthInBytes;
+  c.Height = p->Height;
+  c.Depth = p->Depth;
+  return Copy3D(st, &c, async, stream, what);
+}
+
 // The 1D copies: `n` bytes between two sides resolved by the caller; `capture` describes the
 // copy for a capturing stream (asynchronous copies).
 CUresult Copy1D(DriverState* st, Side to, Side from, std::size_t n, bool synchronous,
@@ -679,6 +708,20 @@ CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D* pCopy, CUstream hStream) t
   return fakecuda::Copy3D(st, pCopy, true, hStream, "cuMemcpy3DAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpy3DAsync");
+}
+
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) try {
+  FAKECUDA_ENTER(cuMemcpy3DPeer)
+  return fakecuda::Copy3DPeer(st, pCopy, false, nullptr, "cuMemcpy3DPeer");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3DPeer");
+}
+
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) try {
+  FAKECUDA_ENTER(cuMemcpy3DPeerAsync)
+  return fakecuda::Copy3DPeer(st, pCopy, true, hStream, "cuMemcpy3DPeerAsync");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuMemcpy3DPeerAsync");
 }
 
 }  // extern "C"

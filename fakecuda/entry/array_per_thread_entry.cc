@@ -1,8 +1,8 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the per-thread-default-stream variants (`_ptds`, `_ptsz`) of the copies of
-// array_entry.cc, as cuda.h names them under CUDA_API_PER_THREAD_DEFAULT_STREAM. Each forwards
-// to its legacy entry point (which does the fault accounting under the plain name), as
-// per_thread_entry.cc's do:
+// array_entry.cc and of the 2D memsets of memory_pitched_entry.cc, as cuda.h names them under
+// CUDA_API_PER_THREAD_DEFAULT_STREAM. Each forwards to its legacy entry point (which does the
+// fault accounting under the plain name), as per_thread_entry.cc's do:
 //   _ptsz (takes a stream): a NULL stream becomes CU_STREAM_PER_THREAD;
 //   _ptds (synchronous): runs with the implicit default stream switched to the calling thread's
 //         per-thread stream (ScopedPerThreadDefaultStream).
@@ -55,3 +55,22 @@ FAKECUDA_ARRAY_PTSZ(cuMemcpy2DAsync_v2_ptsz, cuMemcpy2DAsync_v2,
 FAKECUDA_ARRAY_PTDS(cuMemcpy3D_v2_ptds, cuMemcpy3D_v2, (const CUDA_MEMCPY3D* c), (c))
 FAKECUDA_ARRAY_PTSZ(cuMemcpy3DAsync_v2_ptsz, cuMemcpy3DAsync_v2,
                     (const CUDA_MEMCPY3D* c, CUstream s), (c, PerThread(s)))
+FAKECUDA_ARRAY_PTDS(cuMemcpy3DPeer_ptds, cuMemcpy3DPeer, (const CUDA_MEMCPY3D_PEER* c), (c))
+FAKECUDA_ARRAY_PTSZ(cuMemcpy3DPeerAsync_ptsz, cuMemcpy3DPeerAsync,
+                    (const CUDA_MEMCPY3D_PEER* c, CUstream s), (c, PerThread(s)))
+FAKECUDA_ARRAY_PTDS(cuMemsetD2D8_v2_ptds, cuMemsetD2D8_v2,
+                    (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h), (d, p, v, w, h))
+FAKECUDA_ARRAY_PTDS(cuMemsetD2D16_v2_ptds, cuMemsetD2D16_v2,
+                    (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h),
+                    (d, p, v, w, h))
+FAKECUDA_ARRAY_PTDS(cuMemsetD2D32_v2_ptds, cuMemsetD2D32_v2,
+                    (CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h), (d, p, v, w, h))
+FAKECUDA_ARRAY_PTSZ(cuMemsetD2D8Async_ptsz, cuMemsetD2D8Async,
+                    (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s),
+                    (d, p, v, w, h, PerThread(s)))
+FAKECUDA_ARRAY_PTSZ(cuMemsetD2D16Async_ptsz, cuMemsetD2D16Async,
+                    (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s),
+                    (d, p, v, w, h, PerThread(s)))
+FAKECUDA_ARRAY_PTSZ(cuMemsetD2D32Async_ptsz, cuMemsetD2D32Async,
+                    (CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s),
+                    (d, p, v, w, h, PerThread(s)))

@@ -288,17 +288,20 @@ bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUres
 }
 
 bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned value,
-                   std::size_t element_size, std::size_t count, CUresult* result) {
+                   std::size_t element_size, std::size_t count, CUresult* result, std::size_t pitch,
+                   std::size_t height) {
   StreamCapture* part = nullptr;
   CaptureSequence* seq = nullptr;
   if (Route r = RouteHandle(st, h, result, &part, &seq); r != Route::kCapture) {
     return r == Route::kDone;
   }
-  if (dst % element_size != 0 || !DeviceRangeKnown(st, dst, count * element_size)) {
+  const std::size_t row = count * element_size;
+  const std::size_t span = row == 0 || height == 0 ? 0 : (height - 1) * pitch + row;
+  if (dst % element_size != 0 || (height > 1 && pitch < row) || !DeviceRangeKnown(st, dst, span)) {
     *result = CUDA_ERROR_INVALID_VALUE;
     return true;
   }
-  if (count == 0) {
+  if (count == 0 || height == 0) {
     *result = CUDA_SUCCESS;
     return true;
   }
@@ -308,7 +311,8 @@ bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned val
   node.memset.value = value;
   node.memset.elementSize = static_cast<unsigned>(element_size);
   node.memset.width = count;
-  node.memset.height = 1;
+  node.memset.pitch = height > 1 ? pitch : 0;
+  node.memset.height = height;
   *result = AddCaptured(st, part, seq, std::move(node));
   return true;
 }

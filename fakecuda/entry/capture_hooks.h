@@ -44,10 +44,11 @@ bool CaptureCopy(DriverState* st, CUstream h, CUmemorytype dst_type, std::uintpt
 // of `copy` (captured on the H100, measured 2026-12-06: array_probe "capture").
 bool CaptureCopy3D(DriverState* st, CUstream h, const CUDA_MEMCPY3D& copy, CUresult* result)
     CUHAL_REQUIRES(st->mu);
-// cuMemsetD{8,16,32}Async: a memset node.
+// cuMemsetD{8,16,32}Async (one row of `count` elements) and cuMemsetD2D{8,16,32}Async
+// (`height` rows, `pitch` bytes apart, unused for one row): a memset node.
 bool CaptureMemset(DriverState* st, CUstream h, std::uintptr_t dst, unsigned value,
-                   std::size_t element_size, std::size_t count, CUresult* result)
-    CUHAL_REQUIRES(st->mu);
+                   std::size_t element_size, std::size_t count, CUresult* result,
+                   std::size_t pitch = 0, std::size_t height = 1) CUHAL_REQUIRES(st->mu);
 // cuEventRecord (after the event/stream context check): the event becomes a captured event.
 // Also forgets a previous capture of the event when `s` does not capture.
 bool CaptureRecordEvent(DriverState* st, Event* e, Stream* s, CUresult* result)

@@ -200,6 +200,31 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
   return TakeRaceVerdict();
 }
 
+CUresult AllocateDevice(DriverState* st, const Context& ctx, std::size_t bytesize,
+                        CUdeviceptr* dptr, const char* what) CUHAL_REQUIRES(st->mu) {
+  fakecuda::Device& d = st->device(ctx.device);
+  if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
+    *dptr = 0;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  Allocation a;
+  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
+  if (a.data == nullptr) {
+    *dptr = 0;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  a.id = st->NewId();
+  a.type = MemoryType::kDevice;
+  a.base = st->ReserveVa(ctx.device, bytesize);
+  a.size = bytesize;
+  a.device = ctx.device;
+  a.ctx_id = ctx.id;
+  a.created_by = what;
+  *dptr = a.base;
+  st->AddDeviceAllocation(std::move(a));
+  return CUDA_SUCCESS;
+}
+
 CUresult HostAlloc(DriverState* st, void** pp, std::size_t bytesize, unsigned flags,
                    const char* what) CUHAL_REQUIRES(st->mu) {
   if (CUresult r = CaptureCheckUnsafe(st, true); r != CUDA_SUCCESS) return r;  // modelling
@@ -253,27 +278,7 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) try {
     return CUDA_ERROR_INVALID_VALUE;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  fakecuda::Device& d = st->device(ctx->device);
-  if (bytesize > d.profile.total_memory - std::min(d.bytes_in_use, d.profile.total_memory)) {
-    *dptr = 0;
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  Allocation a;
-  a.data = MemoryMap::AllocateBacking(bytesize, &a.mmapped, &a.mapped_size);
-  if (a.data == nullptr) {
-    *dptr = 0;
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  a.id = st->NewId();
-  a.type = MemoryType::kDevice;
-  a.base = st->ReserveVa(ctx->device, bytesize);
-  a.size = bytesize;
-  a.device = ctx->device;
-  a.ctx_id = ctx->id;
-  a.created_by = "cuMemAlloc";
-  *dptr = a.base;
-  st->AddDeviceAllocation(std::move(a));
-  return CUDA_SUCCESS;
+  return fakecuda::AllocateDevice(st, *ctx, bytesize, dptr, "cuMemAlloc");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemAlloc");
 }
@@ -391,7 +396,12 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) try {
       (a->type != MemoryType::kPinnedHost && a->type != MemoryType::kRegisteredHost)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  *pFlags = a->flags;
+  // Measured (tests/cudart_catalogue memory.cu, H100, driver 580.159.04, 2026-12-06): memory
+  // registered with no flags reads CU_MEMHOSTREGISTER_DEVICEMAP (0x2), with PORTABLE|DEVICEMAP
+  // 0x3: mapping is always on with unified addressing, as for pinned allocations. UNMEASURED:
+  // IOMEMORY and READ_ONLY are reported as given.
+  *pFlags =
+      a->type == MemoryType::kRegisteredHost ? a->flags | CU_MEMHOSTREGISTER_DEVICEMAP : a->flags;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemHostGetFlags");
@@ -430,6 +440,13 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) try {
   const auto base = reinterpret_cast<std::uintptr_t>(p);
   const Allocation* a = st->memory().At(base);
   if (a == nullptr || a->type != MemoryType::kRegisteredHost) {
+    // Measured (cuda-python's test_cudart_hostRegister through the runtime, H100, driver
+    // 580.159.04): an address inside a registered range but not its start is
+    // CUDA_ERROR_INVALID_VALUE; one in no registered range, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED.
+    const Allocation* inside = st->FindAllocation(base, 1);
+    if (inside != nullptr && inside->type == MemoryType::kRegisteredHost) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   }
   if (CUresult e = st->SyncAll(a->ctx_id); e != CUDA_SUCCESS) return e;

@@ -174,7 +174,11 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
           *static_cast<unsigned long long*>(data[i]) = 0;
           break;
         case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-          *static_cast<void**>(data[i]) = nullptr;
+          // Measured (tests/cudart_catalogue memory.cu, H100, driver 580.159.04, 2026-12-06;
+          // the runtime's cudaPointerGetAttributes makes this one call, attributes 1, 2, 3, 4,
+          // 8, 9, and copies the answer): the address itself, for malloc and stack memory and
+          // for freed device memory alike (NULL for NULL).
+          *static_cast<void**>(data[i]) = reinterpret_cast<void*>(ptr);
           break;
         case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
           *static_cast<size_t*>(data[i]) = 0;

@@ -2,6 +2,7 @@
 #include "fakecuda/internal/array_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "fakecuda/internal/memory_map.h"
@@ -220,6 +221,30 @@ std::size_t ArrayModel::MemoryRequirement(const CUDA_ARRAY3D_DESCRIPTOR& d,
 
 std::size_t ArrayModel::SharedPages(std::size_t small) { return RoundUp(small, kPage); }
 
+SparseTile ArrayModel::TileOf(const CUDA_ARRAY3D_DESCRIPTOR& desc, std::size_t element_size) {
+  static constexpr SparseTile k2D[] = {
+      {256, 256, 1}, {256, 128, 1}, {128, 128, 1}, {128, 64, 1}, {64, 64, 1}};
+  static constexpr SparseTile k3D[] = {
+      {64, 32, 32}, {32, 32, 32}, {32, 32, 16}, {32, 16, 16}, {16, 16, 16}};
+  std::size_t i = 0;
+  while (i < 4 && (std::size_t{1} << i) < element_size) ++i;
+  const bool three_d = desc.Depth != 0 && (desc.Flags & CUDA_ARRAY3D_LAYERED) == 0;
+  return three_d ? k3D[i] : k2D[i];
+}
+
+CUDA_ARRAY3D_DESCRIPTOR ArrayModel::LevelOf(const CUDA_ARRAY3D_DESCRIPTOR& desc, unsigned level) {
+  auto half = [level](std::size_t n) {
+    if (n == 0) return std::size_t{0};
+    return level >= 64 ? std::size_t{1} : std::max<std::size_t>(n >> level, 1);
+  };
+  CUDA_ARRAY3D_DESCRIPTOR d = desc;
+  d.Width = half(desc.Width);
+  d.Height = half(desc.Height);
+  const bool layers = (desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
+  d.Depth = layers ? desc.Depth : half(desc.Depth);
+  return d;
+}
+
 CUresult ArrayModel::Create(std::uint64_t ctx_id, int device, const CUDA_ARRAY3D_DESCRIPTOR& desc,
                             const char* created_by, CUarray* out) {
   st_->mu.AssertHeld();
@@ -282,7 +307,74 @@ void ArrayModel::Destroy(std::uint64_t id) {
   arrays_.erase(it);
 }
 
+CUresult ArrayModel::CreateMipmapped(std::uint64_t ctx_id, int device,
+                                     const CUDA_ARRAY3D_DESCRIPTOR& desc, unsigned levels,
+                                     const char* created_by, CUmipmappedArray* out) {
+  st_->mu.AssertHeld();
+  MipmappedRecord m;
+  m.id = st_->NewId();
+  m.ctx_id = ctx_id;
+  m.device = device;
+  m.desc = desc;
+  m.element_size = ElementSize(desc.Format, desc.NumChannels);
+  m.created_by = created_by;
+  for (unsigned l = 0; l < levels; ++l) {
+    CUarray level = nullptr;
+    if (CUresult e = Create(ctx_id, device, LevelOf(desc, l), created_by, &level);
+        e != CUDA_SUCCESS) {
+      for (CUarray made : m.levels) Destroy(DecodeHandle(HandleKind::kArray, made));
+      return e;
+    }
+    arrays_.at(DecodeHandle(HandleKind::kArray, level)).mipmap_id = m.id;
+    m.levels.push_back(level);
+  }
+  *out = EncodeHandle<CUmipmappedArray>(HandleKind::kMipmappedArray, m.id);
+  const std::uint64_t id = m.id;
+  mipmapped_.emplace(id, std::move(m));
+  return CUDA_SUCCESS;
+}
+
+MipmappedRecord* ArrayModel::FindMipmapped(CUmipmappedArray handle) {
+  const std::uint64_t id = DecodeHandle(HandleKind::kMipmappedArray, handle);
+  if (id == 0) return nullptr;
+  auto it = mipmapped_.find(id);
+  return it == mipmapped_.end() ? nullptr : &it->second;
+}
+
+void ArrayModel::DestroyMipmapped(std::uint64_t id) {
+  st_->mu.AssertHeld();
+  auto it = mipmapped_.find(id);
+  if (it == mipmapped_.end()) return;
+  for (CUarray level : it->second.levels) Destroy(DecodeHandle(HandleKind::kArray, level));
+  mipmapped_.erase(it);
+}
+
+CUtexObject ArrayModel::AddTexture(TextureRecord record) {
+  st_->mu.AssertHeld();
+  record.id = st_->NewId();
+  const std::uint64_t id = record.id;
+  textures_.emplace(id, std::move(record));
+  return (id << 4) | static_cast<std::uint64_t>(HandleKind::kTexObject);
+}
+
+TextureRecord* ArrayModel::FindTexture(CUtexObject handle) {
+  if ((handle & 0xF) != static_cast<std::uint64_t>(HandleKind::kTexObject)) return nullptr;
+  auto it = textures_.find(handle >> 4);
+  return it == textures_.end() ? nullptr : &it->second;
+}
+
+void ArrayModel::DestroyTexture(std::uint64_t id) { textures_.erase(id); }
+
 void ArrayModel::OnContextTeardown(std::uint64_t ctx_id) {
+  for (auto it = textures_.begin(); it != textures_.end();) {
+    it = it->second.ctx_id == ctx_id ? textures_.erase(it) : std::next(it);
+  }
+  for (auto it = mipmapped_.begin(); it != mipmapped_.end();) {
+    const std::uint64_t id = it->first;
+    const bool doomed = it->second.ctx_id == ctx_id;
+    ++it;
+    if (doomed) DestroyMipmapped(id);
+  }
   for (auto it = arrays_.begin(); it != arrays_.end();) {
     const std::uint64_t id = it->first;
     const bool doomed = it->second.ctx_id == ctx_id;
@@ -300,8 +392,14 @@ std::string ArrayModel::Describe() const {
   for (const auto& [id, r] : arrays_) {
     os << "array " << id << ": " << r.desc.Width << "x" << r.desc.Height << "x" << r.desc.Depth
        << ", " << r.element_size << "-byte elements, flags 0x" << std::hex << r.desc.Flags
-       << std::dec << ", " << r.footprint << " bytes of device " << r.device << " ("
-       << r.created_by << ")\n";
+       << std::dec << ", " << r.footprint << " bytes of device " << r.device << " (" << r.created_by
+       << ")";
+    if (r.mipmap_id != 0) os << ", level of mipmapped array " << r.mipmap_id;
+    os << "\n";
+  }
+  for (const auto& [id, m] : mipmapped_) {
+    os << "mipmapped array " << id << ": " << m.levels.size() << " levels (" << m.created_by
+       << ")\n";
   }
   return os.str();
 }

@@ -1,7 +1,9 @@
 // Copyright 2026 The cuhal Authors.
 // The fake driver's CUDA arrays (cuArrayCreate, cuArray3DCreate and the calls on a CUarray):
 // their descriptors, their validation against the device's texture and surface limits, their
-// memory, and the layout the copies to and from them (fakecuda/entry/array_entry.cc) address.
+// memory, and the layout the copies to and from them (fakecuda/entry/array_entry.cc) address;
+// the mipmapped arrays made of them and the texture objects made over them
+// (fakecuda/entry/mipmap_texture_entry.cc).
 // Measured 2026-12-06 on an H100 80GB HBM3, driver 580.159.04 (ci/gpu-probes/array_probe.cc,
 // results in ci/gpu-probes/results/2026-12-06-h100-array.real.txt; docs/driver_facts.md, "CUDA
 // arrays"): the accepted formats and flags, the layout sizes and the memory taken follow those
@@ -23,8 +25,11 @@
 //     its footprint rounded up to whole 2 MiB pages; smaller ones share pages (the device is
 //     charged the pages their summed footprints need); sparse and deferred-mapping arrays take
 //     nothing (measured, array_probe "meminfo").
-//  4. Handle values encode a never-reused id (DriverState invariant 2, HandleKind::kArray): a
-//     destroyed or made-up handle is never dereferenced; it is looked up and not found.
+//  4. Handle values encode a never-reused id (DriverState invariant 2, HandleKind::kArray,
+//     kMipmappedArray, kTexObject): a destroyed or made-up handle is never dereferenced; it is
+//     looked up and not found.
+//  5. A mipmapped array owns its levels: each is an ArrayRecord (mipmap_id set) made with it and
+//     destroyed with it (or with its context).
 //
 // Ownership: one per DriverState, created on first use (DriverState::arrays()); owns the records
 // and, with the queued work, the backing. Thread-safety: none of its own; every method is
@@ -40,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fakecuda/fake_driver.h"
 #include "fakecuda/internal/driver_state.h"
@@ -78,6 +84,33 @@ struct ArrayRecord {
   bool shared_pages = false;       // its footprint counts in the device's shared pages
   std::shared_ptr<ArrayBacking> backing;
   const char* created_by = "";
+  std::uint64_t mipmap_id = 0;  // the mipmapped array it is a level of, or 0 (invariant 5)
+};
+
+struct MipmappedRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx_id = 0;
+  int device = 0;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};  // of level 0, as created
+  std::size_t element_size = 0;
+  std::vector<CUarray> levels;  // level 0 first
+  const char* created_by = "";
+};
+
+struct TextureRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx_id = 0;
+  CUDA_RESOURCE_DESC resource{};
+  CUDA_TEXTURE_DESC texture{};
+  CUDA_RESOURCE_VIEW_DESC view{};
+  bool has_view = false;
+};
+
+// The tile of a sparse array or mipmapped array (texels).
+struct SparseTile {
+  unsigned w = 0;
+  unsigned h = 0;
+  unsigned d = 0;
 };
 
 class ArrayModel {
@@ -103,6 +136,11 @@ class ArrayModel {
   static std::size_t MemoryRequirement(const CUDA_ARRAY3D_DESCRIPTOR& desc,
                                        std::size_t element_size);
   static constexpr std::size_t kAlignment = 65536;
+  // The 64 KiB tile of a sparse array of `desc` (array_entry.cc says the shapes).
+  static SparseTile TileOf(const CUDA_ARRAY3D_DESCRIPTOR& desc, std::size_t element_size);
+  // The descriptor of level `level` of a mipmapped array of `desc`: each dimension halved per
+  // level, down to 1 (0 stays 0; a layered or cubemap array keeps its layers).
+  static CUDA_ARRAY3D_DESCRIPTOR LevelOf(const CUDA_ARRAY3D_DESCRIPTOR& desc, unsigned level);
 
   // Makes an array in context `ctx_id` on `device` from a validated descriptor, charging its
   // footprint to the device. CUDA_ERROR_OUT_OF_MEMORY when the device (or the host) has not
@@ -114,8 +152,21 @@ class ArrayModel {
   // Forgets the array of `id` and gives its memory back (queued work still holding the backing
   // keeps the bytes alive until it finishes).
   void Destroy(std::uint64_t id);
-  // Destroys every array of context `ctx_id` (its teardown).
+  // Destroys every array, mipmapped array and texture object of context `ctx_id` (its teardown).
   void OnContextTeardown(std::uint64_t ctx_id);
+
+  // Makes a mipmapped array of `levels` levels from a validated level-0 descriptor: one array
+  // per level (invariant 5). CUDA_ERROR_OUT_OF_MEMORY (nothing made) when a level does not fit.
+  CUresult CreateMipmapped(std::uint64_t ctx_id, int device, const CUDA_ARRAY3D_DESCRIPTOR& desc,
+                           unsigned levels, const char* created_by, CUmipmappedArray* out);
+  MipmappedRecord* FindMipmapped(CUmipmappedArray handle);
+  // Forgets the mipmapped array of `id` and destroys its levels.
+  void DestroyMipmapped(std::uint64_t id);
+
+  // Records a texture object; its handle.
+  CUtexObject AddTexture(TextureRecord record);
+  TextureRecord* FindTexture(CUtexObject handle);
+  void DestroyTexture(std::uint64_t id);
 
   // Leak reporting.
   void CountLive(Inventory* inv) const;
@@ -127,6 +178,8 @@ class ArrayModel {
 
   DriverState* st_;
   std::map<std::uint64_t, ArrayRecord> arrays_;
+  std::map<std::uint64_t, MipmappedRecord> mipmapped_;
+  std::map<std::uint64_t, TextureRecord> textures_;
   std::map<int, std::size_t> small_bytes_;  // per device: summed footprints of small arrays
 };
 

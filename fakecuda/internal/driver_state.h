@@ -92,7 +92,9 @@ enum class HandleKind : std::uint64_t {
   kGraphExec = 9,
   kLibrary = 10,  // fakecuda/internal/library_model.h
   kKernel = 11,
-  kArray = 12,      // fakecuda/internal/array_model.h
+  kArray = 12,           // fakecuda/internal/array_model.h
+  kMipmappedArray = 13,  // ditto
+  kTexObject = 14,       // ditto (CUtexObject is an integer: the same encoding, as a number)
 };
 
 struct Context;

@@ -1,5 +1,6 @@
 // Copyright 2026 The cuhal Authors.
-// Hooks between the plain memory entry points and the memory-pool model (entry/pool_entry.cc).
+// Hooks between the plain memory entry points (entry/memory_entry.cc,
+// entry/memory_pitched_entry.cc) and the memory-pool model (entry/pool_entry.cc).
 #ifndef CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
 #define CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
 
@@ -12,6 +13,12 @@ namespace fakecuda {
 // cuMemFree of a pointer that came from cuMemAllocAsync/cuMemAllocFromPoolAsync: frees it at once
 // (no stream ordering; the caller guarantees all accesses completed), as the real driver allows.
 CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr) CUHAL_REQUIRES(st->mu);
+
+// cuMemAlloc and cuMemAllocPitch: `bytesize` (> 0) bytes of device memory on `ctx`'s device,
+// recorded as made by `what`. Out of memory: CUDA_ERROR_OUT_OF_MEMORY with 0 written to *dptr
+// (measured on the H200 for cuMemAlloc).
+CUresult AllocateDevice(DriverState* st, const Context& ctx, std::size_t bytesize,
+                        CUdeviceptr* dptr, const char* what) CUHAL_REQUIRES(st->mu);
 
 }  // namespace fakecuda
 
