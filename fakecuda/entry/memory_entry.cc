@@ -167,16 +167,17 @@ CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std
   return TakeRaceVerdict();
 }
 
-CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
-                       std::size_t elem, std::size_t count, bool synchronous, const char* what)
-    CUHAL_REQUIRES(st->mu) {
-  if (dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
+CUresult EnqueueFill(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
+                     std::size_t elem, std::size_t width, std::size_t height, std::size_t step,
+                     bool synchronous, const char* what) CUHAL_REQUIRES(st->mu) {
+  const std::size_t row = width * elem;
+  const std::size_t span = row == 0 || height == 0 ? 0 : (height - 1) * step + row;
   Resolved r;
-  if (CUresult e = ResolveDevice(st, dst, count * elem, &r, kWrite); e != CUDA_SUCCESS) return e;
-  if (count == 0) return CUDA_SUCCESS;
+  if (CUresult e = ResolveDevice(st, dst, span, &r, kWrite); e != CUDA_SUCCESS) return e;
+  if (span == 0) return CUDA_SUCCESS;
   Op op;
   op.what = what;
-  op.cost_us = DriverState::MemsetCostUs(count * elem);
+  op.cost_us = DriverState::MemsetCostUs(row * height);
   std::byte* d = r.data;
   std::shared_ptr<Resolved> guard;
   if (!r.vmm.guards.empty()) {
@@ -185,19 +186,28 @@ CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned 
     guard->vmm_device = r.vmm_device;
     guard->vmm_need = r.vmm_need;
   }
-  op.body = [d, value, elem, count, guard] {
+  op.body = [d, value, elem, width, height, step, guard] {
     if (guard != nullptr && !StillAccessible(*guard)) return CUDA_ERROR_ILLEGAL_ADDRESS;
-    EngineFill(d, value, elem, count);
+    for (std::size_t y = 0; y < height; ++y) EngineFill(d + y * step, value, elem, width);
     return CUDA_SUCCESS;
   };
-  if (st->race() != nullptr) op.accesses.push_back({dst, count * elem, true});
+  if (st->race() != nullptr) {
+    for (std::size_t y = 0; y < height; ++y) op.accesses.push_back({dst + y * step, row, true});
+  }
   // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
   const std::uint64_t id = s->id;
-  std::uint64_t seq = st->Enqueue(s, std::move(op));
+  const std::uint64_t seq = st->Enqueue(s, std::move(op));
   if (synchronous) {
     if (Stream* cur = st->FindStream(id)) return TakeRaceVerdict(st->SyncStream(cur, seq));
   }
   return TakeRaceVerdict();
+}
+
+CUresult EnqueueMemset(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
+                       std::size_t elem, std::size_t count, bool synchronous, const char* what)
+    CUHAL_REQUIRES(st->mu) {
+  if (dst % elem != 0) return CUDA_ERROR_INVALID_VALUE;
+  return EnqueueFill(st, s, dst, value, elem, count, 1, count * elem, synchronous, what);
 }
 
 CUresult AllocateDevice(DriverState* st, const Context& ctx, std::size_t bytesize,

@@ -44,42 +44,11 @@ CUresult EnqueueMemset2D(DriverState* st, Stream* s, std::uintptr_t dst, std::si
   const std::size_t row = width * elem;
   if (height > 1 && pitch < row) return CUDA_ERROR_INVALID_VALUE;
   const std::size_t step = height > 1 ? pitch : row;
-  std::size_t span = 0;
-  if (row != 0 && height != 0) {
-    if (height - 1 > (std::numeric_limits<std::size_t>::max() - row) / step) {
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-    span = (height - 1) * step + row;
+  if (row != 0 && height != 0 &&
+      height - 1 > (std::numeric_limits<std::size_t>::max() - row) / step) {
+    return CUDA_ERROR_INVALID_VALUE;  // the span would not fit a size_t
   }
-  Resolved r;
-  if (CUresult e = ResolveDevice(st, dst, span, &r, kWrite); e != CUDA_SUCCESS) return e;
-  if (span == 0) return CUDA_SUCCESS;
-  Op op;
-  op.what = what;
-  op.cost_us = DriverState::MemsetCostUs(row * height);
-  std::byte* d = r.data;
-  std::shared_ptr<Resolved> guard;
-  if (!r.vmm.guards.empty()) {
-    guard = std::make_shared<Resolved>();
-    guard->vmm = r.vmm;
-    guard->vmm_device = r.vmm_device;
-    guard->vmm_need = r.vmm_need;
-  }
-  op.body = [d, value, elem, width, height, step, guard] {
-    if (guard != nullptr && !StillAccessible(*guard)) return CUDA_ERROR_ILLEGAL_ADDRESS;
-    for (std::size_t y = 0; y < height; ++y) EngineFill(d + y * step, value, elem, width);
-    return CUDA_SUCCESS;
-  };
-  if (st->race() != nullptr) {
-    for (std::size_t y = 0; y < height; ++y) op.accesses.push_back({dst + y * step, row, true});
-  }
-  // Enqueue may run the op and reap a destroyed stream: read nothing of `s` after it.
-  const std::uint64_t id = s->id;
-  const std::uint64_t seq = st->Enqueue(s, std::move(op));
-  if (synchronous) {
-    if (Stream* cur = st->FindStream(id)) return TakeRaceVerdict(st->SyncStream(cur, seq));
-  }
-  return TakeRaceVerdict();
+  return EnqueueFill(st, s, dst, value, elem, width, height, step, synchronous, what);
 }
 
 // The synchronous forms: on the legacy default stream (or the per-thread one, _v2_ptds), waiting

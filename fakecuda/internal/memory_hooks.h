@@ -20,6 +20,14 @@ CUresult PoolFreeSync(DriverState* st, CUdeviceptr ptr) CUHAL_REQUIRES(st->mu);
 CUresult AllocateDevice(DriverState* st, const Context& ctx, std::size_t bytesize,
                         CUdeviceptr* dptr, const char* what) CUHAL_REQUIRES(st->mu);
 
+// cuMemsetD* and cuMemsetD2D*: fills `height` rows of `width` elements of `elem` bytes with
+// `value`, `step` bytes apart from `dst` (the caller checked alignment and that the span fits),
+// on `s` in stream order; with `synchronous`, waits for it. Out-of-range memory: ResolveDevice's
+// answer; an empty fill succeeds with nothing enqueued.
+CUresult EnqueueFill(DriverState* st, Stream* s, std::uintptr_t dst, unsigned value,
+                     std::size_t elem, std::size_t width, std::size_t height, std::size_t step,
+                     bool synchronous, const char* what) CUHAL_REQUIRES(st->mu);
+
 }  // namespace fakecuda
 
 #endif  // CUHAL_FAKECUDA_INTERNAL_MEMORY_HOOKS_H_
