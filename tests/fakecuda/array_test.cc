@@ -57,16 +57,10 @@ bool ResolveArrayApi(const cuhal::CudaApi& api, ArrayApi* out, std::string* miss
   }
   bool ok = true;
   auto get = [&](const char* name, auto* fn) {
-    void* p = nullptr;
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (api.cuGetProcAddress(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
-            CUDA_SUCCESS ||
-        p == nullptr) {
+    if (!ResolveEntry(api, name, fn)) {
       *missing = name;
       ok = false;
-      return;
     }
-    *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
   };
   get("cuArrayCreate", &out->ArrayCreate);
   get("cuArray3DCreate", &out->Array3DCreate);

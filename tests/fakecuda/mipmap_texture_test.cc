@@ -43,15 +43,7 @@ class MipmapTextureTest : public PrimaryContextTest {
     if (api().cuGetProcAddress == nullptr) GTEST_SKIP() << "the driver has no cuGetProcAddress";
     std::string missing;
     auto get = [&](const char* name, auto* fn) {
-      void* p = nullptr;
-      CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-      if (api().cuGetProcAddress(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
-              CUDA_SUCCESS ||
-          p == nullptr) {
-        missing = name;
-        return;
-      }
-      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
+      if (!ResolveEntry(api(), name, fn)) missing = name;
     };
     get("cuMipmappedArrayCreate", &m_.MipmappedArrayCreate);
     get("cuMipmappedArrayGetLevel", &m_.MipmappedArrayGetLevel);

@@ -288,6 +288,23 @@ struct OrderLog {
 // cuLaunchHostFunc(stream, <append value to log>); `log` must outlive the call's execution.
 CUresult LaunchAppend(const cuhal::CudaApi& api, CUstream stream, OrderLog* log, int value);
 
+// Resolves the entry point `name` through the driver's cuGetProcAddress at CUDA_VERSION into
+// *fn (the tests of entry points CudaApi does not carry); false, with *fn untouched, when the
+// driver has no cuGetProcAddress or no such entry.
+template <typename Fn>
+bool ResolveEntry(const cuhal::CudaApi& api, const char* name, Fn** fn) {
+  if (api.cuGetProcAddress == nullptr) return false;
+  void* p = nullptr;
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  if (api.cuGetProcAddress(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
+          CUDA_SUCCESS ||
+      p == nullptr) {
+    return false;
+  }
+  *fn = reinterpret_cast<Fn*>(p);
+  return true;
+}
+
 }  // namespace cuhal::testing
 
 #endif  // CUHAL_TESTS_SUPPORT_BACKEND_H_
