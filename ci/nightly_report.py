@@ -13,6 +13,14 @@ in OUT_DIR:
   ptx-compare.log              tests/ptx/ptx_catalogue_compare_test's output: "[ compare  ]" lines
                                per kernel and the summary "ptx catalogue, fake vs real: ..."
   *_bench.json                 Google Benchmark JSON output
+  cudart-catalogue.log, cudart12.log, cuda-python.log
+                               the CUDA runtime stage: "<program>: same | DIFFER (n lines)",
+                               "cudart<12|13>.<variant>: real exit R, fake exit F, same | DIFFER",
+                               cuda-python's "summary:" lines
+  fuzz/summary.txt, fuzz/corpus.txt
+                               the differential fuzzer (ci/gpu-probes/fuzz.sh): sequences per
+                               backend, crashes/hangs/leaks, the comparison's counts; the corpus
+                               update (fuzz/corpus/add_run.sh)
   profile/device0.json         the freshly captured device profile
 
     ci/nightly_report.py OUT_DIR [COMMITTED_PROFILE]
@@ -158,6 +166,14 @@ def read_benchmarks(out_dir):
     return list(rows.values())
 
 
+def read_lines(path, pattern):
+    """The lines of path that match the regular expression pattern (None: the file is absent)."""
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return [line.rstrip("\n") for line in f if re.search(pattern, line)]
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -181,6 +197,18 @@ def main(argv):
     benchmarks = read_benchmarks(out_dir)
     ptx_summary, ptx_kernels = read_ptx_compare(os.path.join(out_dir, "ptx-compare.log"))
     differential = read_differential(os.path.join(out_dir, "real-tests.log"))
+    runtime = {
+        "catalogue": read_lines(os.path.join(out_dir, "cudart-catalogue.log"),
+                                r"^[A-Za-z0-9_]+: (same|DIFFER|no expected)"),
+        "libcudart12": read_lines(os.path.join(out_dir, "cudart12.log"),
+                                  r"^(cudart1[23][.]|libcudart 12: skipped)"),
+        "cuda_python": read_lines(os.path.join(out_dir, "cuda-python.log"),
+                                  r"^(summary:|cuda-python: skipped)"),
+    }
+    fuzzer = {
+        "summary": read_lines(os.path.join(out_dir, "fuzz", "summary.txt"), r"\S"),
+        "corpus": read_lines(os.path.join(out_dir, "fuzz", "corpus.txt"), r"^corpus "),
+    }
     fresh = os.path.join(out_dir, "profile", "device0.json")
     profile = None
     if os.path.exists(fresh) and os.path.exists(committed):
@@ -203,6 +231,8 @@ def main(argv):
         "ptx_catalogue": {"summary": ptx_summary, "kernels": ptx_kernels},
         "benchmarks": benchmarks,
         "profile": profile,
+        "cuda_runtime": runtime,
+        "differential_fuzzer": fuzzer,
     }
     with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2)
@@ -223,6 +253,18 @@ def main(argv):
     md += ["", "## PTX catalogue: fake vs real, bit for bit", ""]
     md.append(ptx_summary or "not run")
     md += [f"- {k}" for k in ptx_kernels]
+    md += ["", "## CUDA runtime programs: real driver vs drop-in", ""]
+    for title, key in (("Catalogue (tests/cudart_catalogue)", "catalogue"),
+                       ("libcudart 12 and 13 (cudart_dlopen_probe)", "libcudart12"),
+                       ("cuda-python test_cuda.py / test_cudart.py", "cuda_python")):
+        lines = runtime[key]
+        md.append(f"{title}: " + ("not run" if lines is None else "no result" if not lines else ""))
+        md += [f"- {line}" for line in lines or []]
+    md += ["", "## Differential fuzzer: fake vs real driver", ""]
+    if fuzzer["summary"] is None:
+        md.append("not run")
+    else:
+        md += ["```"] + fuzzer["summary"] + (fuzzer["corpus"] or []) + ["```"]
     md += ["", f"## Fidelity mismatches: {len(mismatches)}", ""]
     if mismatches:
         md += ["| suite | call | fake | real |", "|---|---|---|---|"]
