@@ -284,7 +284,8 @@ void Memory() {
 
 void StreamsEventsPools() {
   Stream stream = nullptr;
-  Show("cudaStreamCreateWithFlags(NON_BLOCKING)", rt.StreamCreateWithFlags(&stream, kStreamNonBlocking));
+  Show("cudaStreamCreateWithFlags(NON_BLOCKING)",
+       rt.StreamCreateWithFlags(&stream, kStreamNonBlocking));
   Show("cudaStreamCreateWithFlags(flags 8)", rt.StreamCreateWithFlags(&stream, 8));
   Show("  cudaGetLastError", rt.GetLastError());
   Event start = nullptr, stop = nullptr;

@@ -33,7 +33,8 @@ expected="3 sequences before; 1 added, 3 replaced, 1 not taken (unfinished); 1 d
 echo "$out" | grep -q "$expected" || { echo "FAILED: expected '$expected'"; fail=1; }
 echo "$out" | grep -q "3 kept, 1 of them answered differently" \
   || { echo "FAILED: expected '3 kept, 1 of them answered differently'"; fail=1; }
-left=$(tar tzf "$work/corpus.tgz" | grep -E 'real/[0-9]+\.txt$' | sed 's|real/||' | sort -n | tr '\n' ' ')
+left=$(tar tzf "$work/corpus.tgz" | grep -E 'real/[0-9]+\.txt$' | sed 's|real/||' | sort -n |
+       tr '\n' ' ')
 [ "$left" = "1.txt 2.txt 5.txt " ] || { echo "FAILED: the corpus holds $left, not 1 2 5"; fail=1; }
 [ "$fail" -eq 0 ] && echo "add_run.sh: kept, replaced, dropped and skipped as expected"
 exit $fail
