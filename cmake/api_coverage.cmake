@@ -209,9 +209,18 @@ the table and copies it to docs/api_coverage.md) and commit the result")
   endif()
   file(READ ${CHECKED_IN} checked_in)
   if(NOT checked_in STREQUAL text)
+    # The rows that differ, in the log (a CI log is often all one has): diff's first 4000 bytes.
+    set(rows "")
+    find_program(diff_program diff)
+    if(diff_program)
+      execute_process(COMMAND ${diff_program} ${CHECKED_IN} ${OUTPUT} OUTPUT_VARIABLE rows
+                      ERROR_QUIET)
+      string(SUBSTRING "${rows}" 0 4000 rows)
+      set(rows "\ndiff checked-in generated:\n${rows}")
+    endif()
     message(FATAL_ERROR "${CHECKED_IN} differs from the generated table ${OUTPUT} (an entry "
             "point became modelled or a fallback, cuda.h or nccl.h changed, or a test started "
-            "or stopped naming one; `diff` the two files): ${fix}")
+            "or stopped naming one): ${fix}${rows}")
   endif()
   message(STATUS "${CHECKED_IN} is current")
 endif()
