@@ -21,7 +21,7 @@ CUDART12=${CUHAL_LIBCUDART12:-$PWD/.deps/libcudart12/usr/lib/x86_64-linux-gnu/li
 NVCC=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 CUDART13=$(dirname "$NVCC")/../lib64/libcudart.so.13
 export CUDA_VISIBLE_DEVICES=0
-rm -rf "$WORK"; mkdir -p "$WORK/out" "$WORK/profile"
+rm -rf "$WORK"; mkdir -p "$WORK/out"
 for f in "$CUDART12" "$CUDART13" "$NVCC"; do
   [ -e "$f" ] || { echo "missing: $f" | tee "$OUT/cudart12.summary.txt"; exit 1; }
 done
@@ -33,13 +33,9 @@ done
   echo "libcudart 13: $CUDART13"
 } | tee "$WORK/out/machine.txt"
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
-  -DCUHAL_BUILD_BENCHMARKS=OFF -DCUHAL_BUILD_CLI=OFF > "$WORK/configure.log" 2>&1 \
-  || { tail -20 "$WORK/configure.log"; exit 1; }
-timeout 300 cmake --build "$BUILD" -j"$(nproc)" --target cuhal_fakecuda_dropin fakecuda_capture \
-  > "$WORK/build.log" 2>&1 || { grep -m5 -B2 -A5 error "$WORK/build.log"; exit 1; }
-DROPIN=$(readlink -f "$BUILD/dropin")
-"$BUILD/fakecuda/fakecuda_capture" "$WORK/profile" 0 || { echo "profile capture failed"; exit 1; }
+# shellcheck source=dropin_build.sh
+. ci/gpu-probes/dropin_build.sh
+build_dropin_and_capture "$BUILD" "$WORK" || exit 1
 g++ -std=c++20 -O1 -Wall ci/gpu-probes/cudart_dlopen_probe.cc -o "$WORK/probe" -ldl || exit 1
 "$NVCC" -fatbin -gencode arch=compute_90,code=compute_90 --no-compress \
   ci/gpu-probes/cudart_dlopen_kernel.cu -o "$WORK/kernel.fatbin" || exit 1
@@ -54,7 +50,7 @@ for version in 12 13; do
     name=cudart$version.$variant
     timeout 60 "$WORK/probe" "${args[@]}" >"$WORK/out/$name.real.txt" 2>"$WORK/out/$name.real.err"
     real_rc=$?
-    env LD_LIBRARY_PATH="$DROPIN" FAKECUDA_DEVICES="$WORK/profile/device0.json" \
+    env LD_LIBRARY_PATH="$DROPIN" FAKECUDA_DEVICES="$PROFILE" \
         FAKECUDA_LEAK_REPORT=1 timeout 60 "$WORK/probe" "${args[@]}" \
         >"$WORK/out/$name.fake.txt" 2>"$WORK/out/$name.fake.err"
     fake_rc=$?

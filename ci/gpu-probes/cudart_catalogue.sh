@@ -29,17 +29,10 @@ rm -rf "$WORK"; mkdir -p "$WORK/catalogue" "$WORK/profile"
   echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
 } | tee "$WORK/catalogue/machine.txt"
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCUHAL_WERROR=OFF -DCUHAL_BUILD_TESTS=OFF \
-  -DCUHAL_BUILD_BENCHMARKS=OFF -DCUHAL_BUILD_CLI=OFF > "$WORK/configure.log" 2>&1 \
-  || { tail -20 "$WORK/configure.log"; exit 1; }
-timeout 300 cmake --build "$BUILD" -j"$(nproc)" --target cuhal_fakecuda_dropin fakecuda_capture \
-  > "$WORK/build.log" 2>&1
-rc=$?; echo "drop-in build rc $rc at $((SECONDS - T0)) s"
-[ $rc -eq 0 ] || { grep -m5 -B2 -A5 "error" "$WORK/build.log"; cp "$WORK/build.log" "$OUT/"; exit 1; }
-DROPIN=$(readlink -f "$BUILD/dropin")
-
-"$BUILD/fakecuda/fakecuda_capture" "$WORK/profile" 0 || { echo "profile capture failed"; exit 1; }
-PROFILE=$WORK/profile/device0.json
+# shellcheck source=dropin_build.sh
+. ci/gpu-probes/dropin_build.sh
+build_dropin_and_capture "$BUILD" "$WORK" || exit 1
+echo "drop-in built and profile captured at $((SECONDS - T0)) s"
 cp "$PROFILE" "$WORK/catalogue/device0.json"
 
 $RUNNER --build-only --bin "$WORK/bin" || exit 1  # 77: no nvcc (said); a failed program: its run
