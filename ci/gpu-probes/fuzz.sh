@@ -12,7 +12,9 @@
 # real driver gets CUHAL_FUZZ_REAL_BUDGET_S, by default 2x: no batch starts after it, and the report
 # says how many sequences ran), CUHAL_FUZZ_SEED_TIMEOUT (seconds without progress before a seed is
 # a HANG, 10), CUHAL_FUZZ_MINIMIZE (0: do not minimize), CUHAL_FUZZ_TIMING (set: each child adds up
-# the time of each call name; the totals go to $OUT/timing.{fake,real}.txt). Every transcript comes back in $OUT/transcripts.tar.gz.
+# the time of each call name; the totals go to $OUT/timing.{fake,real}.txt), CUHAL_FUZZ_FAKE (0: run
+# only the real driver, and no comparison: for a short GPU lease, the fake side is run afterwards on
+# the development machine by fuzz/corpus/add_run.sh, which compares every seed). Every transcript comes back in $OUT/transcripts.tar.gz.
 # Worst case about 7 minutes: build, 120 + 240 s of runs, 60 s of minimization.
 # Results: $OUT/summary.txt, $OUT/compare.txt, $OUT/minimized.txt, the transcripts of the first
 # mismatching seeds in $OUT/mismatches/<seed>.{fake,real}.txt; every transcript stays in $WORK.
@@ -56,11 +58,13 @@ run_backend() {  # backend batch budget_s gpus [flags of cuhal_fuzz]
     --transcript-dir "$WORK/$1" "${@:5}" > "$WORK/$1.log" 2> "$WORK/$1.err"
   echo "$1: rc $? in $((SECONDS - t)) s on $G GPU(s)"
 }
-run_backend fake 100 "$BUDGET" 1
+FAKE=${CUHAL_FUZZ_FAKE:-1}
+[ "$FAKE" = 0 ] || run_backend fake 100 "$BUDGET" 1
 run_backend real "${CUHAL_FUZZ_REAL_BATCH:-25}" "$REAL_BUDGET" "$GPUS"
 tar czf "$OUT/transcripts.tar.gz" -C "$WORK" fake real
 # With CUHAL_FUZZ_TIMING=1 every child wrote "timing <call> <calls> <ms>": where the time went.
-for b in fake real; do
+BACKENDS="fake real"; [ "$FAKE" = 0 ] && BACKENDS=real
+for b in $BACKENDS; do
   awk '/^timing / { c[$2] += $3; t[$2] += $4; all += $4 }
        END { for (k in t) printf "%-34s %8d calls %10.0f ms %5.1f%% %9.3f ms/call\n", k, c[k],
                                  t[k], 100 * t[k] / (all ? all : 1), t[k] / c[k] }' \
@@ -69,14 +73,16 @@ done
 [ -s "$OUT/timing.real.txt" ] && { echo "real driver, where the time went:"; head -15 "$OUT/timing.real.txt"; }
 {
   echo "sequences run: fake $(ls "$WORK/fake" | wc -l), real $(ls "$WORK/real" | wc -l) of $N"
-  for b in fake real; do
+  for b in $BACKENDS; do
     awk -v b=$b '/^backend/ { gsub(",", ""); n += $4; c += $6; h += $8; l += $10; u += $16;
                               r += $18 }
       END { printf "%s: sequences %d, crashes %d, hangs %d, not run %d; fake only: leaks %d, " \
                    "stream-order races %d\n", b, n, c, h, u, l, r }' "$WORK/$b.log"
   done
 } | tee "$OUT/summary.txt"
-grep -m10 "cuhal_fuzz: seed" "$WORK/real.err" "$WORK/fake.err" | tee -a "$OUT/summary.txt"
+for b in $BACKENDS; do grep -m10 "cuhal_fuzz: seed" "$WORK/$b.err"; done | tee -a "$OUT/summary.txt"
+[ "$FAKE" = 0 ] && { echo "fake side not run (CUHAL_FUZZ_FAKE=0): compare with fuzz/corpus/add_run.sh"
+                     echo "total $((SECONDS-T0)) s"; exit 0; }
 $FUZZ --compare "$WORK/fake" "$WORK/real" --show 10 > "$OUT/compare.txt" 2>&1
 tail -2 "$OUT/compare.txt" | tee -a "$OUT/summary.txt"
 echo "first mismatches:"; grep -A2 "first mismatch" "$OUT/compare.txt" | head -30
