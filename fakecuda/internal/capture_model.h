@@ -35,6 +35,9 @@ struct CaptureSequence {
   std::uint64_t thread = 0;  // ThreadKey() of the thread that began it
   bool invalidated = false;
   std::set<std::uint64_t> streams;  // every stream in it, the origin included
+  // Begun by cuStreamBeginCaptureToGraph: the graph is the user's (an invalidated or discarded
+  // capture leaves it, with the nodes captured so far, instead of destroying it).
+  bool user_graph = false;
 };
 
 // A stream's part in a capture sequence.

@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fakecuda/device_profile.h"
@@ -71,6 +72,13 @@ struct Context {
   std::set<std::uint64_t> peers;  // contexts whose memory this one may access
   // A primary context the CUDA runtime has put its per-context state on (Device::runtime_retains).
   bool runtime_state = false;
+  // cuCtxSetCacheConfig / cuCtxSetSharedMemConfig (fakecuda/entry/streamctx_entry.cc): stored
+  // preferences, with no effect on the fake's kernels.
+  int cache_config = CU_FUNC_CACHE_PREFER_NONE;
+  int shared_mem_config = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+  // cuCtxWaitEvent: the event records (stream id, seq) every op enqueued in this context from
+  // then on waits for (DriverState::Enqueue adds them; satisfied ones are dropped there).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> waits;
 };
 
 // Devices and contexts of one fake driver.

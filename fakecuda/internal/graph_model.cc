@@ -98,8 +98,13 @@ void GraphModel::DiscardCapture(std::uint64_t capture_id) {
   const CaptureSequence* seq = captures_.Find(capture_id);
   if (seq == nullptr) return;
   const std::uint64_t graph_id = seq->graph_id;
+  const bool user_graph = seq->user_graph;
   captures_.End(capture_id);
-  DestroyGraph(graph_id);
+  if (!user_graph) {
+    DestroyGraph(graph_id);
+  } else if (auto it = graphs_.find(graph_id); it != graphs_.end()) {
+    it->second.capture_id = 0;  // UNMEASURED: the user's graph keeps what was captured
+  }
 }
 
 void GraphModel::DiscardCapturesOfContext(std::uint64_t ctx_id) {

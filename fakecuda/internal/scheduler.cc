@@ -104,6 +104,14 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
       }
     }
   }
+  // cuCtxWaitEvent (fakecuda/entry/streamctx_entry.cc): every op of the context waits for the
+  // event records it named, until they complete.
+  if (ctx != nullptr && !ctx->waits.empty()) {
+    std::erase_if(ctx->waits, [this](const auto& w) { return DepSatisfied(w.first, w.second); });
+    for (const auto& w : ctx->waits) {
+      if (w.first != s->id) op.deps.push_back(w);
+    }
+  }
   for (const auto& [sid, dseq] : op.deps) {
     std::uint64_t& waited = s->waited[sid];
     waited = std::max(waited, dseq);

@@ -77,6 +77,12 @@ struct Stream {
   std::unordered_map<std::uint64_t, std::uint64_t> waited;
   // The race detector's agent for this stream (RaceDetector::StreamAgent), once it has one.
   mutable std::size_t race_agent = static_cast<std::size_t>(-1);
+  // cuStreamSetAttribute's values (fakecuda/entry/streamctx_entry.cc; the priority attribute is
+  // `priority`), copied by cuStreamCopyAttributes. The fake only stores them.
+  CUaccessPolicyWindow access_policy{};
+  int sync_policy = CU_SYNC_POLICY_AUTO;
+  CUlaunchMemSyncDomainMap mem_sync_domain_map{0, 1};
+  int mem_sync_domain = CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT;
 };
 
 struct Event {

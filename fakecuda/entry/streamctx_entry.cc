@@ -1,0 +1,682 @@
+// Copyright 2026 The cuhal Authors.
+// Entry points: stream and context queries and settings that had been generated fallbacks:
+// cuStreamGetId, cuStreamGetDevice, the stream attributes (cuStreamGetAttribute,
+// cuStreamSetAttribute, cuStreamCopyAttributes), the stream memory operations
+// (cuStreamWaitValue32/64_v2, cuStreamWriteValue32/64_v2, cuStreamBatchMemOp_v2 and their older
+// ABIs), cuStreamAttachMemAsync, and the context calls cuCtxGetId, cuCtxSetFlags,
+// cuCtxRecordEvent, cuCtxWaitEvent, cuCtxGet/SetCacheConfig, cuCtxGet/SetSharedMemConfig,
+// cuCtxResetPersistingL2Cache, cuCtxGetExecAffinity, cuCtxAttach and cuCtxDetach. Stream
+// attributes and cache preferences are stored on the Stream and Context (stream_table.h,
+// context_table.h) and have no other effect. A wait-value op is stream work whose readiness reads
+// the watched word (Op::ready), so a stream blocked on host-mapped memory is released when the
+// host writes it, as on the GPU; a context-wide event record is a record on a short-lived
+// internal stream that waits for every stream of the context; a context-wide wait is a
+// dependency every later op of the context gets (Context::waits). The behaviour is from cuda.h's
+// documentation until ci/gpu-probes/streamctx_probe.cc's real output measures it
+// (docs/driver_facts.md, "Streams and contexts: ids, attributes, memory operations"); what is not
+// measured says UNMEASURED.
+#include <algorithm>
+#include <cstring>
+
+#include "fakecuda/entry/capture_hooks.h"
+#include "fakecuda/entry/entry.h"
+#include "fakecuda/internal/capture_model.h"
+#include "fakecuda/internal/graph_model.h"
+// After graph_model.h: its kRead would otherwise shadow copy_resolve.h's (-Wshadow).
+#include "fakecuda/internal/copy_resolve.h"
+
+using fakecuda::Context;
+using fakecuda::DriverState;
+using fakecuda::Event;
+using fakecuda::HandleKind;
+using fakecuda::Op;
+using fakecuda::Stream;
+
+namespace fakecuda {
+namespace {
+
+// The stream priority range of every fake device (stream_entry.cc's, as on the H200).
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+// cuStreamBatchMemOp's limit on the count (cuda.h: "must be less than 256"; UNMEASURED whether
+// 256 itself is refused).
+constexpr unsigned kMaxBatchOps = 256;
+// Hopper's memory synchronization domains (CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT).
+constexpr unsigned kMemSyncDomains = 4;
+
+template <typename E>
+int Bits(E e) {
+  int v = 0;
+  std::memcpy(&v, &e, sizeof v < sizeof e ? sizeof v : sizeof e);
+  return v;
+}
+
+// The context a `CUcontext` argument names: NULL is the current one (CurrentContextOrError's
+// errors); a handle the fake gave out for a context that is gone is
+// CUDA_ERROR_CONTEXT_IS_DESTROYED, anything else not live CUDA_ERROR_INVALID_CONTEXT.
+CUresult ContextArg(DriverState* st, CUcontext handle, Context** out) CUHAL_REQUIRES(st->mu) {
+  if (handle == nullptr) return CurrentContextOrError(st, out);
+  Context* c = st->FindContext(handle);
+  if (c == nullptr) {
+    return DecodeHandle(HandleKind::kContext, handle) != 0 ? CUDA_ERROR_CONTEXT_IS_DESTROYED
+                                                            : CUDA_ERROR_INVALID_CONTEXT;
+  }
+  *out = c;
+  return CUDA_SUCCESS;
+}
+
+// --- stream attributes ---
+
+CUresult GetAttribute(const Stream& s, int attr, CUstreamAttrValue* v) {
+  switch (attr) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+      v->accessPolicyWindow = s.access_policy;
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      v->syncPolicy = static_cast<CUsynchronizationPolicy>(s.sync_policy);
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      v->priority = s.priority;
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+      v->memSyncDomainMap = s.mem_sync_domain_map;
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+      v->memSyncDomain = static_cast<CUlaunchMemSyncDomain>(s.mem_sync_domain);
+      return CUDA_SUCCESS;
+    default:  // launch-only attributes and unknown ids (UNMEASURED)
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult SetAttribute(DriverState* st, Stream* s, int attr, const CUstreamAttrValue& v)
+    CUHAL_REQUIRES(st->mu) {
+  switch (attr) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+      const CUaccessPolicyWindow& w = v.accessPolicyWindow;
+      const Context* ctx = st->contexts().Find(s->ctx_id);
+      const int device = ctx != nullptr ? ctx->device : 0;
+      const auto max_window = static_cast<std::size_t>(
+          st->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE));
+      const int hit = Bits(w.hitProp);
+      const int miss = Bits(w.missProp);
+      // UNMEASURED: the checks and their order.
+      if (!(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f)) return CUDA_ERROR_INVALID_VALUE;
+      if (hit < CU_ACCESS_PROPERTY_NORMAL || hit > CU_ACCESS_PROPERTY_PERSISTING ||
+          miss < CU_ACCESS_PROPERTY_NORMAL || miss > CU_ACCESS_PROPERTY_PERSISTING) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      if (w.num_bytes > max_window) return CUDA_ERROR_INVALID_VALUE;
+      s->access_policy = w;
+      return CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: {
+      const int p = Bits(v.syncPolicy);
+      if (p < CU_SYNC_POLICY_AUTO || p > CU_SYNC_POLICY_BLOCKING_SYNC) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      s->sync_policy = p;
+      return CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      // UNMEASURED: clamped to the range, as cuStreamCreateWithPriority does.
+      s->priority = std::clamp(v.priority, kGreatestPriority, kLeastPriority);
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+      if (v.memSyncDomainMap.default_ >= kMemSyncDomains ||
+          v.memSyncDomainMap.remote >= kMemSyncDomains) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      s->mem_sync_domain_map = v.memSyncDomainMap;
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: {
+      const int d = Bits(v.memSyncDomain);
+      if (d != CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT && d != CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      s->mem_sync_domain = d;
+      return CUDA_SUCCESS;
+    }
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+// --- stream memory operations ---
+
+// One validated memory operation: a write or a wait of 4 or 8 bytes at `data`, or a barrier /
+// flush (no data).
+struct MemOp {
+  enum Kind { kWrite, kWait, kNothing } kind = kNothing;
+  std::byte* data = nullptr;
+  unsigned size = 4;
+  std::uint64_t value = 0;
+  unsigned condition = 0;  // waits: CU_STREAM_WAIT_VALUE_{GEQ,EQ,AND,NOR}
+};
+
+std::uint64_t Load(const std::byte* p, unsigned size) {
+  if (size == 4) return __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p), __ATOMIC_ACQUIRE);
+  return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_ACQUIRE);
+}
+
+void Store(std::byte* p, unsigned size, std::uint64_t v) {
+  if (size == 4) {
+    __atomic_store_n(reinterpret_cast<std::uint32_t*>(p), static_cast<std::uint32_t>(v),
+                     __ATOMIC_RELEASE);
+  } else {
+    __atomic_store_n(reinterpret_cast<std::uint64_t*>(p), v, __ATOMIC_RELEASE);
+  }
+}
+
+// cuda.h's conditions: GEQ is (int32_t)(*addr - value) >= 0 (int64_t for 64 bits).
+bool Satisfied(const MemOp& m) {
+  const std::uint64_t cur = Load(m.data, m.size);
+  switch (m.condition) {
+    case CU_STREAM_WAIT_VALUE_GEQ:
+      return m.size == 4 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(cur - m.value)) >= 0
+                         : static_cast<std::int64_t>(cur - m.value) >= 0;
+    case CU_STREAM_WAIT_VALUE_EQ:
+      return cur == m.value;
+    case CU_STREAM_WAIT_VALUE_AND:
+      return (cur & m.value) != 0;
+    default: {  // NOR
+      const std::uint64_t mask = m.size == 4 ? 0xffffffffull : ~std::uint64_t{0};
+      return (~(cur | m.value) & mask) != 0;
+    }
+  }
+}
+
+// Validates a write (`wait` false) or wait of `size` bytes at `addr`. UNMEASURED: the order of
+// the checks and the codes (cuda.h lists CUDA_ERROR_INVALID_VALUE and CUDA_ERROR_NOT_SUPPORTED).
+CUresult CheckValueOp(DriverState* st, int device, bool wait, std::uintptr_t addr, unsigned size,
+                      std::uint64_t value, unsigned flags, MemOp* out) CUHAL_REQUIRES(st->mu) {
+  const DeviceProfile& profile = st->profile(device);
+  if (wait) {
+    const unsigned condition = flags & ~unsigned{CU_STREAM_WAIT_VALUE_FLUSH};
+    if (condition > CU_STREAM_WAIT_VALUE_NOR) return CUDA_ERROR_INVALID_VALUE;
+    if (condition == CU_STREAM_WAIT_VALUE_NOR &&
+        profile.Attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR) == 0) {
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if ((flags & CU_STREAM_WAIT_VALUE_FLUSH) != 0 &&
+        profile.Attribute(CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES) == 0) {
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    out->kind = MemOp::kWait;
+    out->condition = condition;
+  } else {
+    if ((flags & ~unsigned{CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER}) != 0) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    out->kind = MemOp::kWrite;
+  }
+  if (size == 8 && profile.Attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS) == 0) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (addr == 0 || addr % size != 0) return CUDA_ERROR_INVALID_VALUE;
+  Resolved r;
+  if (CUresult e = ResolveDevice(st, addr, size, &r, wait ? kRead : kWrite); e != CUDA_SUCCESS) {
+    return e;
+  }
+  out->data = r.data;
+  out->size = size;
+  out->value = size == 4 ? (value & 0xffffffffull) : value;
+  return CUDA_SUCCESS;
+}
+
+// Validates one cuStreamBatchMemOp element.
+CUresult CheckBatchOp(DriverState* st, int device, const CUstreamBatchMemOpParams& p, MemOp* out)
+    CUHAL_REQUIRES(st->mu) {
+  switch (Bits(p.operation)) {
+    case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+      return CheckValueOp(st, device, true, p.waitValue.address, 4, p.waitValue.value,
+                          p.waitValue.flags, out);
+    case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+      return CheckValueOp(st, device, true, p.waitValue.address, 8, p.waitValue.value64,
+                          p.waitValue.flags, out);
+    case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+      return CheckValueOp(st, device, false, p.writeValue.address, 4, p.writeValue.value,
+                          p.writeValue.flags, out);
+    case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+      return CheckValueOp(st, device, false, p.writeValue.address, 8, p.writeValue.value64,
+                          p.writeValue.flags, out);
+    case CU_STREAM_MEM_OP_BARRIER:
+      if (p.memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_SYS &&
+          p.memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_GPU) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      out->kind = MemOp::kNothing;
+      return CUDA_SUCCESS;
+    case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
+      if (p.flushRemoteWrites.flags != 0) return CUDA_ERROR_INVALID_VALUE;
+      if (st->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES) == 0) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
+      out->kind = MemOp::kNothing;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+// Queues validated operations on `s`, in order (a wait is an op that is ready once its
+// condition holds: the scheduler looks again at every synchronization tick).
+void EnqueueMemOps(DriverState* st, Stream* s, const std::vector<MemOp>& ops, const char* what)
+    CUHAL_REQUIRES(st->mu) {
+  const std::uint64_t id = s->id;
+  for (const MemOp& m : ops) {
+    Stream* cur = st->FindStream(id);
+    if (cur == nullptr) return;  // cannot happen: a stream with queued work is not reaped
+    Op op;
+    op.what = what;
+    op.cost_us = 2.0;  // UNMEASURED
+    if (m.kind == MemOp::kWrite) {
+      op.body = [m] {
+        Store(m.data, m.size, m.value);
+        return CUDA_SUCCESS;
+      };
+    } else if (m.kind == MemOp::kWait) {
+      op.ready = [m] { return Satisfied(m); };
+      op.body = [] { return CUDA_SUCCESS; };
+    } else {
+      op.body = [] { return CUDA_SUCCESS; };
+    }
+    st->Enqueue(cur, std::move(op));
+  }
+}
+
+// The device of stream `s`'s context.
+int DeviceOf(DriverState* st, const Stream& s) CUHAL_REQUIRES(st->mu) {
+  const Context* c = st->contexts().Find(s.ctx_id);
+  return c != nullptr ? c->device : 0;
+}
+
+CUresult ValueOp(DriverState* st, CUstream h, bool wait, CUdeviceptr addr, unsigned size,
+                 std::uint64_t value, unsigned flags, const char* what) CUHAL_REQUIRES(st->mu) {
+  CUresult err;
+  Stream* s = st->ResolveStream(h, &err);
+  if (s == nullptr) return err;
+  std::vector<MemOp> ops(1);
+  if (CUresult e = CheckValueOp(st, DeviceOf(st, *s), wait, addr, size, value, flags, &ops[0]);
+      e != CUDA_SUCCESS) {
+    return e;
+  }
+  // UNMEASURED: refused while capturing (the real driver may capture a batch memory op node).
+  if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
+  if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
+    return sticky;
+  }
+  EnqueueMemOps(st, s, ops, what);
+  return CUDA_SUCCESS;
+}
+
+CUresult BatchMemOp(DriverState* st, CUstream h, unsigned count, CUstreamBatchMemOpParams* params,
+                    unsigned flags) CUHAL_REQUIRES(st->mu) {
+  CUresult err;
+  Stream* s = st->ResolveStream(h, &err);
+  if (s == nullptr) return err;
+  if (flags != 0 || count > kMaxBatchOps) return CUDA_ERROR_INVALID_VALUE;
+  if (count == 0) return CUDA_SUCCESS;  // UNMEASURED
+  if (params == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const int device = DeviceOf(st, *s);
+  std::vector<MemOp> ops(count);
+  for (unsigned i = 0; i < count; ++i) {
+    if (CUresult e = CheckBatchOp(st, device, params[i], &ops[i]); e != CUDA_SUCCESS) return e;
+  }
+  if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
+  if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
+    return sticky;
+  }
+  EnqueueMemOps(st, s, ops, "cuStreamBatchMemOp");
+  return CUDA_SUCCESS;
+}
+
+// --- context-wide events ---
+
+// Whether a stream of context `ctx_id` takes part in a capture; if so the captures of the
+// context are invalidated (cuda.h: cuCtxRecordEvent / cuCtxWaitEvent "invalidate all the
+// conflicting captures").
+bool InvalidateCapturesOf(DriverState* st, std::uint64_t ctx_id) CUHAL_REQUIRES(st->mu) {
+  CaptureModel& cm = st->graphs().captures();
+  bool any = false;
+  for (const auto& [id, c] : cm.all()) {
+    if (c.ctx_id == ctx_id) {
+      cm.Find(id)->invalidated = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+// cuCtxRecordEvent: the event completes once every stream of `ctx` has completed the work queued
+// so far. A record op on a new internal stream (destroyed at once, reaped when it drains) that
+// depends on each such stream's last op.
+CUresult RecordContextEvent(DriverState* st, Context* ctx, Event* e) CUHAL_REQUIRES(st->mu) {
+  Op op;
+  op.what = "cuCtxRecordEvent";
+  for (const auto& [id, other] : st->streams().streams()) {
+    if (other->ctx_id == ctx->id && other->last_enqueued_seq > other->completed_seq) {
+      op.deps.emplace_back(id, other->last_enqueued_seq);
+    }
+  }
+  Stream* s = st->NewStream(ctx, CU_STREAM_NON_BLOCKING, 0);
+  s->destroyed = true;
+  e->generation++;
+  e->complete = false;
+  e->stream_id = s->id;
+  op.record_event_id = e->id;
+  op.record_generation = e->generation;
+  e->seq = st->streams().next_seq();
+  e->waited.clear();
+  for (const auto& [sid, seq] : op.deps) e->waited[sid] = std::max(e->waited[sid], seq);
+  st->Enqueue(s, std::move(op));
+  st->ReapStreams();
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+extern "C" {
+
+// --- ids and devices ---
+
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long* streamId) try {
+  FAKECUDA_ENTER(cuStreamGetId)
+  if (streamId == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  // The fake's stream ids: unique per driver, increasing with creation (UNMEASURED: the real
+  // driver's spacing between them).
+  *streamId = s->id;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetId");
+}
+
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice* device) try {
+  FAKECUDA_ENTER(cuStreamGetDevice)
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  *device = fakecuda::DeviceOf(st, *s);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetDevice");
+}
+
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) try {
+  FAKECUDA_ENTER(cuCtxGetId)
+  Context* c = nullptr;
+  if (CUresult e = fakecuda::ContextArg(st, ctx, &c); e != CUDA_SUCCESS) return e;
+  if (ctxId == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *ctxId = c->id;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetId");
+}
+
+// --- stream attributes ---
+
+CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
+                                      CUstreamAttrValue* value_out) try {
+  FAKECUDA_ENTER(cuStreamGetAttribute)
+  if (value_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  return fakecuda::GetAttribute(*s, fakecuda::Bits(attr), value_out);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamGetAttribute");
+}
+
+CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
+                                      const CUstreamAttrValue* value) try {
+  FAKECUDA_ENTER(cuStreamSetAttribute)
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  return fakecuda::SetAttribute(st, s, fakecuda::Bits(attr), *value);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamSetAttribute");
+}
+
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src) try {
+  FAKECUDA_ENTER(cuStreamCopyAttributes)
+  CUresult err;
+  Stream* d = st->ResolveStream(dst, &err);
+  if (d == nullptr) return err;
+  Stream* s = st->ResolveStream(src, &err);
+  if (s == nullptr) return err;
+  d->access_policy = s->access_policy;
+  d->sync_policy = s->sync_policy;
+  d->priority = s->priority;
+  d->mem_sync_domain_map = s->mem_sync_domain_map;
+  d->mem_sync_domain = s->mem_sync_domain;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamCopyAttributes");
+}
+
+// --- stream memory operations ---
+
+CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                     unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamWaitValue32)
+  return fakecuda::ValueOp(st, stream, true, addr, 4, value, flags, "cuStreamWaitValue32");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue32");
+}
+
+CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                     unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamWaitValue64)
+  return fakecuda::ValueOp(st, stream, true, addr, 8, value, flags, "cuStreamWaitValue64");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue64");
+}
+
+CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                      unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamWriteValue32)
+  return fakecuda::ValueOp(st, stream, false, addr, 4, value, flags, "cuStreamWriteValue32");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue32");
+}
+
+CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                      unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamWriteValue64)
+  return fakecuda::ValueOp(st, stream, false, addr, 8, value, flags, "cuStreamWriteValue64");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue64");
+}
+
+CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
+                                    CUstreamBatchMemOpParams* paramArray, unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamBatchMemOp)
+  return fakecuda::BatchMemOp(st, stream, count, paramArray, flags);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamBatchMemOp");
+}
+
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                        unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamAttachMemAsync)
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return err;
+  // UNMEASURED: exactly one of GLOBAL, HOST, SINGLE; SINGLE not on the legacy stream; the
+  // pointer the base of a managed allocation, the length 0 or its size.
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+      flags != CU_MEM_ATTACH_SINGLE) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (flags == CU_MEM_ATTACH_SINGLE && s->legacy_default) return CUDA_ERROR_INVALID_VALUE;
+  const fakecuda::Allocation* a = st->FindAllocation(dptr);
+  if (a == nullptr || a->type != fakecuda::MemoryType::kManaged || a->base != dptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (length != 0 && length != a->size) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = CUDA_SUCCESS; fakecuda::CaptureRefuse(st, s, &r)) return r;
+  // Visibility is not modelled: managed memory is always accessible to the host and the device.
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamAttachMemAsync");
+}
+
+// --- contexts ---
+
+CUresult CUDAAPI cuCtxSetFlags(unsigned int flags) try {
+  FAKECUDA_ENTER(cuCtxSetFlags)
+  FAKECUDA_REQUIRE_CONTEXT()
+  // UNMEASURED: the flags cuCtxCreate accepts (one scheduling mode plus the optional bits).
+  constexpr unsigned kOptional = CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX |
+                                 CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
+                                 CU_CTX_SYNC_MEMOPS;
+  const unsigned sched = flags & CU_CTX_SCHED_MASK;
+  if (sched == (CU_CTX_SCHED_SPIN | CU_CTX_SCHED_YIELD) || sched > CU_CTX_SCHED_BLOCKING_SYNC ||
+      (flags & ~(CU_CTX_SCHED_MASK | kOptional)) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  ctx->flags = flags;
+  if (ctx->primary) st->device(ctx->device).primary_flags = flags;  // UNMEASURED
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSetFlags");
+}
+
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache* pconfig) try {
+  FAKECUDA_ENTER(cuCtxGetCacheConfig)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (pconfig == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pconfig = static_cast<CUfunc_cache>(ctx->cache_config);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetCacheConfig");
+}
+
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config) try {
+  FAKECUDA_ENTER(cuCtxSetCacheConfig)
+  FAKECUDA_REQUIRE_CONTEXT()
+  const int c = fakecuda::Bits(config);
+  if (c < CU_FUNC_CACHE_PREFER_NONE || c > CU_FUNC_CACHE_PREFER_EQUAL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  ctx->cache_config = c;
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSetCacheConfig");
+}
+
+CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig* pConfig) try {
+  FAKECUDA_ENTER(cuCtxGetSharedMemConfig)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (pConfig == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pConfig = static_cast<CUsharedconfig>(ctx->shared_mem_config);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetSharedMemConfig");
+}
+
+CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config) try {
+  FAKECUDA_ENTER(cuCtxSetSharedMemConfig)
+  FAKECUDA_REQUIRE_CONTEXT()
+  const int c = fakecuda::Bits(config);
+  if (c < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE || c > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // UNMEASURED: Hopper has a fixed bank size; the setting is accepted and not kept.
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxSetSharedMemConfig");
+}
+
+CUresult CUDAAPI cuCtxResetPersistingL2Cache(void) try {
+  FAKECUDA_ENTER(cuCtxResetPersistingL2Cache)
+  FAKECUDA_REQUIRE_CONTEXT()
+  (void)ctx;  // the fake has no L2 cache
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxResetPersistingL2Cache");
+}
+
+CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity,
+                                      CUexecAffinityType type) try {
+  FAKECUDA_ENTER(cuCtxGetExecAffinity)
+  FAKECUDA_REQUIRE_CONTEXT()
+  if (pExecAffinity == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (fakecuda::Bits(type) != CU_EXEC_AFFINITY_TYPE_SM_COUNT) {
+    return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;  // UNMEASURED
+  }
+  // Contexts with limited SMs are not modelled (cuCtxCreate refuses them): every context has
+  // all of its device's SMs.
+  pExecAffinity->type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+  pExecAffinity->param.smCount.val = static_cast<unsigned>(
+      st->profile(ctx->device).Attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxGetExecAffinity");
+}
+
+CUresult CUDAAPI cuCtxAttach(CUcontext* pctx, unsigned int flags) try {
+  FAKECUDA_ENTER(cuCtxAttach)
+  // UNMEASURED: the current context, with no usage count of its own.
+  if (pctx == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, ctx->id);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxAttach");
+}
+
+CUresult CUDAAPI cuCtxDetach(CUcontext ctx) try {
+  FAKECUDA_ENTER(cuCtxDetach)
+  // UNMEASURED: accepted for a live context, which stays.
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  Context* c = nullptr;
+  return fakecuda::ContextArg(st, ctx, &c);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxDetach");
+}
+
+CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) try {
+  FAKECUDA_ENTER(cuCtxRecordEvent)
+  Context* c = nullptr;
+  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // UNMEASURED
+  if (CUresult e = fakecuda::ContextArg(st, hCtx, &c); e != CUDA_SUCCESS) return e;
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (fakecuda::InvalidateCapturesOf(st, c->id)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  st->graphs().captures().ForgetEvent(e->id);
+  return fakecuda::RecordContextEvent(st, c, e);
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxRecordEvent");
+}
+
+CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) try {
+  FAKECUDA_ENTER(cuCtxWaitEvent)
+  Context* c = nullptr;
+  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // UNMEASURED
+  if (CUresult e = fakecuda::ContextArg(st, hCtx, &c); e != CUDA_SUCCESS) return e;
+  Event* e = st->FindEvent(hEvent);
+  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  fakecuda::CaptureModel& cm = st->graphs().captures();
+  if (const fakecuda::CapturedEvent* ce = cm.OfEvent(e->id); ce != nullptr) {
+    if (fakecuda::CaptureSequence* seq = cm.Find(ce->capture_id)) seq->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  if (fakecuda::InvalidateCapturesOf(st, c->id)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  // Never recorded, or its record has completed: nothing to wait for.
+  if (e->stream_id != 0 && !e->complete && !st->DepSatisfied(e->stream_id, e->seq)) {
+    c->waits.emplace_back(e->stream_id, e->seq);
+  }
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuCtxWaitEvent");
+}
+
+}  // extern "C"
