@@ -578,19 +578,24 @@ CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode
 }
 
 // Capture into the user's graph `hGraph` (CUDA 12.3), the first captured node depending on
-// `dependencies`. UNMEASURED until ci/gpu-probes/streamctx_probe.cc's real output: the checks and
-// their order; edge data other than default edges is refused (the fake captures default edges
-// only); an invalidated capture leaves the graph with the nodes captured so far
-// (GraphModel::DiscardCapture).
+// `dependencies`. Measured on the H100 (driver 580.159.04, ci/gpu-probes/streamctx_probe.cc,
+// "capture:tograph"): a NULL graph is CUDA_ERROR_INVALID_VALUE before the stream is looked at;
+// the legacy (or NULL) stream is CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; a node of another graph
+// as a dependency, a bad mode or edge type are CUDA_ERROR_INVALID_VALUE; a stream already
+// capturing, or a graph another stream captures into, CUDA_ERROR_ILLEGAL_STATE; End returns the
+// given graph; an invalidated capture leaves the graph as it was (GraphModel::DiscardCapture).
+// UNMEASURED: non-default edge data of a valid type (refused: the fake captures default edges
+// only).
 CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
                                              const CUgraphNode* dependencies,
                                              const CUgraphEdgeData* dependencyData,
                                              size_t numDependencies,
                                              CUstreamCaptureMode mode) try {
   FAKECUDA_ENTER(cuStreamBeginCaptureToGraph)
+  if (hGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
+  if (s == nullptr) return fakecuda::StaleStreamError(hStream, err);
   if (s->legacy_default) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (!fakecuda::ValidMode(mode)) return CUDA_ERROR_INVALID_VALUE;
   GraphModel& graphs = st->graphs();
@@ -610,10 +615,13 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
     }
     if (std::find(deps.begin(), deps.end(), n->id) == deps.end()) deps.push_back(n->id);
   }
-  if (graphs.captures().OfStream(s->id) != nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+  if (graphs.captures().OfStream(s->id) != nullptr || g->capture_id != 0) {
+    return CUDA_ERROR_ILLEGAL_STATE;
+  }
   CaptureSequence seq;
   seq.id = st->NewId();
   seq.graph_id = g->id;
+  seq.user_graph_nodes = g->nodes.size();
   seq.mode = mode;
   seq.origin_stream = s->id;
   seq.ctx_id = s->ctx_id;
@@ -627,9 +635,10 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
   return ::fakecuda::EntryFailed("cuStreamBeginCaptureToGraph");
 }
 
-// Replaces (SET) or extends (ADD, also flags 0) the capturing stream's dependency set. Not
-// capturing: CUDA_ERROR_ILLEGAL_STATE (cuda.h); nodes must be of the capture's graph.
-// UNMEASURED until the real output: the order of the checks, an invalidated capture's answer.
+// Replaces (SET) or extends (ADD, also flags 0) the capturing stream's dependency set; a node
+// already in it is not added twice. Not capturing: CUDA_ERROR_ILLEGAL_STATE; flags other than
+// ADD/SET, a node of another graph, a bad edge type: CUDA_ERROR_INVALID_VALUE (measured on the
+// H100, streamctx_probe "capture:update"). UNMEASURED: an invalidated capture's answer.
 CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode* dependencies,
                                                       const CUgraphEdgeData* dependencyData,
                                                       size_t numDependencies,
@@ -637,7 +646,7 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphN
   FAKECUDA_ENTER(cuStreamUpdateCaptureDependencies)
   CUresult err;
   Stream* s = st->ResolveStream(hStream, &err);
-  if (s == nullptr) return err;
+  if (s == nullptr) return fakecuda::StaleStreamError(hStream, err);
   if (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) {
     return CUDA_ERROR_INVALID_VALUE;
   }

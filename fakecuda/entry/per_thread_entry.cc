@@ -169,3 +169,12 @@ FAKECUDA_PTSZ(cuStreamBeginCaptureToGraph_ptsz, cuStreamBeginCaptureToGraph,
 FAKECUDA_PTSZ(cuStreamUpdateCaptureDependencies_v2_ptsz, cuStreamUpdateCaptureDependencies_v2,
               (CUstream s, CUgraphNode* d, const CUgraphEdgeData* e, size_t n, unsigned int f),
               (PerThread(s), d, e, n, f))
+// The per-thread form of cuStreamUpdateCaptureDependencies' CUDA 11.3 ABI, which the driver
+// exports (measured, streamctx_probe "ptsz"); cuda.h declares it only for its own build.
+extern "C" CUresult CUDAAPI fakecuda_legacy_cuStreamUpdateCaptureDependencies_ptsz(
+    CUstream s, CUgraphNode* d, size_t n, unsigned int f)
+    __asm__("cuStreamUpdateCaptureDependencies");
+extern "C" CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream s, CUgraphNode* d,
+                                                                  size_t n, unsigned int f) {
+  return fakecuda_legacy_cuStreamUpdateCaptureDependencies_ptsz(PerThread(s), d, n, f);
+}

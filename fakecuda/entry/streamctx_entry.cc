@@ -33,14 +33,29 @@ using fakecuda::Op;
 using fakecuda::Stream;
 
 namespace fakecuda {
+
+CUresult StaleStreamError(CUstream handle, CUresult err) {
+  if (err == CUDA_ERROR_INVALID_HANDLE && DecodeHandle(HandleKind::kStream, handle) != 0) {
+    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  }
+  return err;
+}
+
 namespace {
+
+// ResolveStream with StaleStreamError's answer for a destroyed stream.
+Stream* Resolve(DriverState* st, CUstream h, CUresult* err) CUHAL_REQUIRES(st->mu) {
+  Stream* s = st->ResolveStream(h, err);
+  if (s == nullptr) *err = StaleStreamError(h, *err);
+  return s;
+}
 
 // The stream priority range of every fake device (stream_entry.cc's, as on the H200).
 constexpr int kLeastPriority = 0;
 constexpr int kGreatestPriority = -5;
-// cuStreamBatchMemOp's limit on the count (cuda.h: "must be less than 256"; UNMEASURED whether
-// 256 itself is refused).
-constexpr unsigned kMaxBatchOps = 256;
+// cuStreamBatchMemOp's limit on the count (cuda.h: "must be less than 256"; measured: 255
+// works, 256 is CUDA_ERROR_INVALID_VALUE).
+constexpr unsigned kMaxBatchOps = 255;
 // Hopper's memory synchronization domains (CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT).
 constexpr unsigned kMemSyncDomains = 4;
 
@@ -98,14 +113,11 @@ CUresult SetAttribute(DriverState* st, Stream* s, int attr, const CUstreamAttrVa
       const int device = ctx != nullptr ? ctx->device : 0;
       const auto max_window = static_cast<std::size_t>(
           st->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE));
-      const int hit = Bits(w.hitProp);
-      const int miss = Bits(w.missProp);
-      // UNMEASURED: the checks and their order.
+      // Measured (H100, streamctx_probe "attr:set"): a hit ratio outside [0, 1], a PERSISTING
+      // miss property and more bytes than the device's maximum window are refused; any hit
+      // property (3 too), other miss properties (3 too), 0 bytes and a NULL base are accepted.
       if (!(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f)) return CUDA_ERROR_INVALID_VALUE;
-      if (hit < CU_ACCESS_PROPERTY_NORMAL || hit > CU_ACCESS_PROPERTY_PERSISTING ||
-          miss < CU_ACCESS_PROPERTY_NORMAL || miss > CU_ACCESS_PROPERTY_PERSISTING) {
-        return CUDA_ERROR_INVALID_VALUE;
-      }
+      if (Bits(w.missProp) == CU_ACCESS_PROPERTY_PERSISTING) return CUDA_ERROR_INVALID_VALUE;
       if (w.num_bytes > max_window) return CUDA_ERROR_INVALID_VALUE;
       s->access_policy = w;
       return CUDA_SUCCESS;
@@ -119,7 +131,7 @@ CUresult SetAttribute(DriverState* st, Stream* s, int attr, const CUstreamAttrVa
       return CUDA_SUCCESS;
     }
     case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-      // UNMEASURED: clamped to the range, as cuStreamCreateWithPriority does.
+      // Measured: clamped to the range, as cuStreamCreateWithPriority does.
       s->priority = std::clamp(v.priority, kGreatestPriority, kLeastPriority);
       return CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
@@ -205,9 +217,8 @@ CUresult CheckValueOp(DriverState* st, int device, bool wait, std::uintptr_t add
     out->kind = MemOp::kWait;
     out->condition = condition;
   } else {
-    if ((flags & ~unsigned{CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER}) != 0) {
-      return CUDA_ERROR_INVALID_VALUE;
-    }
+    // Measured: even CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER is CUDA_ERROR_INVALID_VALUE.
+    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     out->kind = MemOp::kWrite;
   }
   if (size == 8 && profile.Attribute(CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS) == 0) {
@@ -217,6 +228,10 @@ CUresult CheckValueOp(DriverState* st, int device, bool wait, std::uintptr_t add
   Resolved r;
   if (CUresult e = ResolveDevice(st, addr, size, &r, wait ? kRead : kWrite); e != CUDA_SUCCESS) {
     return e;
+  }
+  // Measured: managed memory is refused (device, pinned, mapped and registered memory work).
+  if (r.allocation != nullptr && r.allocation->type == MemoryType::kManaged) {
+    return CUDA_ERROR_INVALID_VALUE;
   }
   out->data = r.data;
   out->size = size;
@@ -248,10 +263,11 @@ CUresult CheckBatchOp(DriverState* st, int device, const CUstreamBatchMemOpParam
       out->kind = MemOp::kNothing;
       return CUDA_SUCCESS;
     case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
-      if (p.flushRemoteWrites.flags != 0) return CUDA_ERROR_INVALID_VALUE;
+      // Measured: not supported (CAN_FLUSH_REMOTE_WRITES 0) is answered before the flags.
       if (st->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES) == 0) {
         return CUDA_ERROR_NOT_SUPPORTED;
       }
+      if (p.flushRemoteWrites.flags != 0) return CUDA_ERROR_INVALID_VALUE;
       out->kind = MemOp::kNothing;
       return CUDA_SUCCESS;
     default:
@@ -294,7 +310,7 @@ int DeviceOf(DriverState* st, const Stream& s) CUHAL_REQUIRES(st->mu) {
 CUresult ValueOp(DriverState* st, CUstream h, bool wait, CUdeviceptr addr, unsigned size,
                  std::uint64_t value, unsigned flags, const char* what) CUHAL_REQUIRES(st->mu) {
   CUresult err;
-  Stream* s = st->ResolveStream(h, &err);
+  Stream* s = Resolve(st, h, &err);
   if (s == nullptr) return err;
   std::vector<MemOp> ops(1);
   if (CUresult e = CheckValueOp(st, DeviceOf(st, *s), wait, addr, size, value, flags, &ops[0]);
@@ -313,10 +329,10 @@ CUresult ValueOp(DriverState* st, CUstream h, bool wait, CUdeviceptr addr, unsig
 CUresult BatchMemOp(DriverState* st, CUstream h, unsigned count, CUstreamBatchMemOpParams* params,
                     unsigned flags) CUHAL_REQUIRES(st->mu) {
   CUresult err;
-  Stream* s = st->ResolveStream(h, &err);
+  Stream* s = Resolve(st, h, &err);
   if (s == nullptr) return err;
   if (flags != 0 || count > kMaxBatchOps) return CUDA_ERROR_INVALID_VALUE;
-  if (count == 0) return CUDA_SUCCESS;  // UNMEASURED
+  if (count == 0) return CUDA_SUCCESS;  // measured, also with a NULL array
   if (params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const int device = DeviceOf(st, *s);
   std::vector<MemOp> ops(count);
@@ -359,7 +375,7 @@ CUresult RecordContextEvent(DriverState* st, Context* ctx, Event* e) CUHAL_REQUI
       op.deps.emplace_back(id, other->last_enqueued_seq);
     }
   }
-  Stream* s = st->NewStream(ctx, CU_STREAM_NON_BLOCKING, 0);
+  Stream* s = st->NewStream(ctx, CU_STREAM_NON_BLOCKING, 0, DriverState::kNoPublicId);
   s->destroyed = true;
   e->generation++;
   e->complete = false;
@@ -385,11 +401,18 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long* streamId) t
   FAKECUDA_ENTER(cuStreamGetId)
   if (streamId == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
+  Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
-  // The fake's stream ids: unique per driver, increasing with creation (UNMEASURED: the real
-  // driver's spacing between them).
-  *streamId = s->id;
+  // Measured (H100, streamctx_probe "ids:stream"): ids of a counter of their own, increasing by
+  // one per created stream, with the ids contexts take for their internal streams in between
+  // (Stream::public_id, context_entry.cc's MakeContext); the legacy stream's is one of its
+  // context's; a per-thread stream's is large.
+  if (s->legacy_default) {
+    const Context* c = st->contexts().Find(s->ctx_id);
+    *streamId = c != nullptr ? c->legacy_public_id : 0;
+  } else {
+    *streamId = s->public_id;
+  }
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamGetId");
@@ -399,7 +422,7 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice* device) try {
   FAKECUDA_ENTER(cuStreamGetDevice)
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
+  Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
   *device = fakecuda::DeviceOf(st, *s);
   return CUDA_SUCCESS;
@@ -409,10 +432,12 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice* device) try {
 
 CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) try {
   FAKECUDA_ENTER(cuCtxGetId)
+  // Measured: a NULL out-pointer is CUDA_ERROR_INVALID_VALUE before the context is looked at.
+  if (ctxId == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Context* c = nullptr;
   if (CUresult e = fakecuda::ContextArg(st, ctx, &c); e != CUDA_SUCCESS) return e;
   if (ctxId == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *ctxId = c->id;
+  *ctxId = c->public_id;  // measured: 1, 2, 3 ... per context made (Context::public_id)
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxGetId");
@@ -423,10 +448,12 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) try {
 CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
                                       CUstreamAttrValue* value_out) try {
   FAKECUDA_ENTER(cuStreamGetAttribute)
-  if (value_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: the stream is checked first (no context: CUDA_ERROR_INVALID_CONTEXT); a NULL value
+  // then crashes the real driver (the fake answers CUDA_ERROR_INVALID_VALUE).
   CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
+  Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
+  if (value_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return fakecuda::GetAttribute(*s, fakecuda::Bits(attr), value_out);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamGetAttribute");
@@ -435,10 +462,10 @@ CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
 CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
                                       const CUstreamAttrValue* value) try {
   FAKECUDA_ENTER(cuStreamSetAttribute)
-  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
+  CUresult err;  // the stream first, as cuStreamGetAttribute
+  Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return fakecuda::SetAttribute(st, s, fakecuda::Bits(attr), *value);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuStreamSetAttribute");
@@ -447,10 +474,12 @@ CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
 CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src) try {
   FAKECUDA_ENTER(cuStreamCopyAttributes)
   CUresult err;
-  Stream* d = st->ResolveStream(dst, &err);
+  Stream* d = fakecuda::Resolve(st, dst, &err);
   if (d == nullptr) return err;
-  Stream* s = st->ResolveStream(src, &err);
+  Stream* s = fakecuda::Resolve(st, src, &err);
   if (s == nullptr) return err;
+  // Measured: streams of two contexts are CUDA_ERROR_INVALID_VALUE.
+  if (d->ctx_id != s->ctx_id) return CUDA_ERROR_INVALID_VALUE;
   d->access_policy = s->access_policy;
   d->sync_policy = s->sync_policy;
   d->priority = s->priority;
@@ -507,7 +536,7 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
                                         unsigned int flags) try {
   FAKECUDA_ENTER(cuStreamAttachMemAsync)
   CUresult err;
-  Stream* s = st->ResolveStream(hStream, &err);
+  Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
   // UNMEASURED: exactly one of GLOBAL, HOST, SINGLE; SINGLE not on the legacy stream; the
   // pointer the base of a managed allocation, the length 0 or its size.
@@ -533,7 +562,11 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
 CUresult CUDAAPI cuCtxSetFlags(unsigned int flags) try {
   FAKECUDA_ENTER(cuCtxSetFlags)
   FAKECUDA_REQUIRE_CONTEXT()
-  // UNMEASURED: the flags cuCtxCreate accepts (one scheduling mode plus the optional bits).
+  // Measured (H100, streamctx_probe "ctxflags"): the flags cuCtxCreate accepts (one scheduling
+  // mode plus the optional bits; 0x3, 0x5, 0x7, 0x100 and up refused). MAP_HOST and the two
+  // coredump bits are accepted but not kept (cuCtxGetFlags adds MAP_HOST for a primary context
+  // only); cuDevicePrimaryCtxGetState shows the SYNC_MEMOPS bit of a primary context's flags
+  // only (UNMEASURED: that it is cleared again by flags without it).
   constexpr unsigned kOptional = CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX |
                                  CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
                                  CU_CTX_SYNC_MEMOPS;
@@ -542,8 +575,12 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags) try {
       (flags & ~(CU_CTX_SCHED_MASK | kOptional)) != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  ctx->flags = flags;
-  if (ctx->primary) st->device(ctx->device).primary_flags = flags;  // UNMEASURED
+  ctx->flags = flags & ~unsigned{CU_CTX_MAP_HOST | CU_CTX_COREDUMP_ENABLE |
+                                 CU_CTX_USER_COREDUMP_ENABLE};
+  if (ctx->primary) {
+    unsigned& state = st->device(ctx->device).primary_flags;
+    state = (state & ~unsigned{CU_CTX_SYNC_MEMOPS}) | (flags & CU_CTX_SYNC_MEMOPS);
+  }
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSetFlags");
@@ -622,11 +659,16 @@ CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity,
   return ::fakecuda::EntryFailed("cuCtxGetExecAffinity");
 }
 
+// Measured (H100, streamctx_probe "attach"): cuCtxAttach gives the current context and counts
+// an attachment; cuCtxDetach needs the current context and, with no attachment left, destroys a
+// created context as cuCtxDestroy does (popping it). The context is checked first (none current:
+// CUDA_ERROR_INVALID_CONTEXT), then the pointer and flags (CUDA_ERROR_INVALID_VALUE).
+// UNMEASURED: a detach of a primary context with no attachment left (accepted, nothing happens).
 CUresult CUDAAPI cuCtxAttach(CUcontext* pctx, unsigned int flags) try {
   FAKECUDA_ENTER(cuCtxAttach)
-  // UNMEASURED: the current context, with no usage count of its own.
-  if (pctx == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
+  if (pctx == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  ++ctx->attach_count;
   *pctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, ctx->id);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -634,11 +676,20 @@ CUresult CUDAAPI cuCtxAttach(CUcontext* pctx, unsigned int flags) try {
 }
 
 CUresult CUDAAPI cuCtxDetach(CUcontext ctx) try {
-  FAKECUDA_ENTER(cuCtxDetach)
-  // UNMEASURED: accepted for a live context, which stays.
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  Context* c = nullptr;
-  return fakecuda::ContextArg(st, ctx, &c);
+  {
+    FAKECUDA_ENTER(cuCtxDetach)
+    FAKECUDA_REFUSE_IN_USER_WORK()
+    Context* cur = st->CurrentContext();
+    Context* c = st->FindContext(ctx);
+    if (c == nullptr || c != cur) return CUDA_ERROR_INVALID_CONTEXT;
+    if (c->attach_count > 0) {
+      --c->attach_count;
+      return CUDA_SUCCESS;
+    }
+    if (c->primary) return CUDA_SUCCESS;
+  }
+  // The last detach of a created context: cuCtxDestroy (counted as its call too).
+  return cuCtxDestroy(ctx);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxDetach");
 }
@@ -649,7 +700,9 @@ CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) try {
   if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // UNMEASURED
   if (CUresult e = fakecuda::ContextArg(st, hCtx, &c); e != CUDA_SUCCESS) return e;
   Event* e = st->FindEvent(hEvent);
-  if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  // Measured: an event of another context is CUDA_ERROR_INVALID_HANDLE (cuCtxWaitEvent takes
+  // one); a destroyed event crashes the real driver (the fake: INVALID_HANDLE).
+  if (e == nullptr || e->ctx_id != c->id) return CUDA_ERROR_INVALID_HANDLE;
   if (fakecuda::InvalidateCapturesOf(st, c->id)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   st->graphs().captures().ForgetEvent(e->id);
   return fakecuda::RecordContextEvent(st, c, e);
@@ -677,6 +730,54 @@ CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) try {
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxWaitEvent");
+}
+
+// The older ABIs of the memory operations (CUDA 8.0's; cuda.h maps the names to _v2): not
+// supported on this device (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 is 0), measured on the
+// H100 for valid arguments (streamctx_probe "ptsz"). Counted under the plain names.
+CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream, CUdeviceptr, cuuint32_t, unsigned int)
+    __asm__("cuStreamWaitValue32");
+CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream, CUdeviceptr, cuuint64_t, unsigned int)
+    __asm__("cuStreamWaitValue64");
+CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream, CUdeviceptr, cuuint32_t, unsigned int)
+    __asm__("cuStreamWriteValue32");
+CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream, CUdeviceptr, cuuint64_t, unsigned int)
+    __asm__("cuStreamWriteValue64");
+CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream, unsigned int, CUstreamBatchMemOpParams*,
+                                            unsigned int) __asm__("cuStreamBatchMemOp");
+
+CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream, CUdeviceptr, cuuint32_t, unsigned int) try {
+  FAKECUDA_ENTER(cuStreamWaitValue32)
+  return CUDA_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue32");
+}
+CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream, CUdeviceptr, cuuint64_t, unsigned int) try {
+  FAKECUDA_ENTER(cuStreamWaitValue64)
+  return CUDA_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue64");
+}
+CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream, CUdeviceptr, cuuint32_t,
+                                              unsigned int) try {
+  FAKECUDA_ENTER(cuStreamWriteValue32)
+  return CUDA_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue32");
+}
+CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream, CUdeviceptr, cuuint64_t,
+                                              unsigned int) try {
+  FAKECUDA_ENTER(cuStreamWriteValue64)
+  return CUDA_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue64");
+}
+CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream, unsigned int, CUstreamBatchMemOpParams*,
+                                            unsigned int) try {
+  FAKECUDA_ENTER(cuStreamBatchMemOp)
+  return CUDA_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamBatchMemOp");
 }
 
 }  // extern "C"

@@ -19,6 +19,7 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -38,6 +39,7 @@ struct CaptureSequence {
   // Begun by cuStreamBeginCaptureToGraph: the graph is the user's (an invalidated or discarded
   // capture leaves it, with the nodes captured so far, instead of destroying it).
   bool user_graph = false;
+  std::size_t user_graph_nodes = 0;  // its node count when the capture began
 };
 
 // A stream's part in a capture sequence.
