@@ -6,9 +6,10 @@
 // (cuStreamBeginCaptureToGraph, cuStreamUpdateCaptureDependencies). The entry points are not in
 // cuhal's CudaApi table: they are resolved through cuGetProcAddress.
 //
-// The expectations follow ci/gpu-probes/streamctx_probe.cc's output on the real driver where it
-// measured them (docs/driver_facts.md, "Streams and contexts: ids, attributes, memory
-// operations"); one not measured there carries "// UNMEASURED" on its line.
+// The expectations follow ci/gpu-probes/streamctx_probe.cc's output on the real driver (H100 80GB
+// HBM3, driver 580.159.04, 2026-12-06; docs/driver_facts.md, "Streams and contexts: ids,
+// attributes, memory operations"); one the probe did not measure carries "// UNMEASURED" on its
+// line.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "tests/support/backend.h"
 
@@ -112,14 +114,15 @@ TEST_P(StreamCtxTest, StreamIdsAreUniqueIncreasingAndStable) {
   ASSERT_EQ(x_.StreamGetId(s2_, &b), CUDA_SUCCESS);
   EXPECT_EQ(a, a_again);
   EXPECT_NE(a, 0u);
-  EXPECT_GT(b, a);  // UNMEASURED: created later, larger id
+  EXPECT_EQ(b - a, 1u);  // consecutive creations: consecutive ids
   unsigned long long legacy = 0, null_stream = 0, per_thread = 0;
   ASSERT_EQ(x_.StreamGetId(CU_STREAM_LEGACY, &legacy), CUDA_SUCCESS);
   ASSERT_EQ(x_.StreamGetId(nullptr, &null_stream), CUDA_SUCCESS);
   ASSERT_EQ(x_.StreamGetId(CU_STREAM_PER_THREAD, &per_thread), CUDA_SUCCESS);
-  EXPECT_EQ(legacy, null_stream);  // UNMEASURED
-  EXPECT_NE(legacy, per_thread);   // UNMEASURED
-  EXPECT_EQ(x_.StreamGetId(s1_, nullptr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(legacy, null_stream);
+  EXPECT_NE(legacy, per_thread);
+  EXPECT_LT(legacy, a);
+  EXPECT_EQ(x_.StreamGetId(s1_, nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
 TEST_P(StreamCtxTest, CtxIdOfNullIsTheCurrentContextsAndStable) {
@@ -134,9 +137,15 @@ TEST_P(StreamCtxTest, CtxIdOfNullIsTheCurrentContextsAndStable) {
   ASSERT_EQ(api().cuCtxCreate(&other, &params, 0, 0), CUDA_SUCCESS);
   unsigned long long other_id = 0;
   ASSERT_EQ(x_.CtxGetId(other, &other_id), CUDA_SUCCESS);
-  EXPECT_NE(other_id, id);
+  EXPECT_GT(other_id, id);
+  CUcontext third = nullptr;
+  ASSERT_EQ(api().cuCtxCreate(&third, &params, 0, 0), CUDA_SUCCESS);
+  unsigned long long third_id = 0;
+  ASSERT_EQ(x_.CtxGetId(third, &third_id), CUDA_SUCCESS);
+  EXPECT_EQ(third_id, other_id + 1);  // a counter of contexts
+  ASSERT_EQ(api().cuCtxDestroy(third), CUDA_SUCCESS);
   ASSERT_EQ(api().cuCtxDestroy(other), CUDA_SUCCESS);
-  EXPECT_EQ(x_.CtxGetId(other, &other_id), CUDA_ERROR_CONTEXT_IS_DESTROYED);  // UNMEASURED
+  EXPECT_EQ(x_.CtxGetId(other, &other_id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   ASSERT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
   EXPECT_EQ(x_.CtxGetId(ctx(), nullptr), CUDA_ERROR_INVALID_VALUE);
 }
@@ -148,10 +157,15 @@ TEST_P(StreamCtxTest, StreamGetDeviceIsTheContextsDevice) {
   d = 77;
   ASSERT_EQ(x_.StreamGetDevice(nullptr, &d), CUDA_SUCCESS);
   EXPECT_EQ(d, 0);
-  EXPECT_EQ(x_.StreamGetDevice(s1_, nullptr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(x_.StreamGetDevice(s1_, nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
 TEST_P(StreamCtxTest, StreamAttributesReadBackAndCopy) {
+  CUstreamAttrValue fresh;
+  std::memset(&fresh, 0, sizeof fresh);
+  ASSERT_EQ(x_.StreamGetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &fresh),
+            CUDA_SUCCESS);
+  EXPECT_EQ(static_cast<int>(fresh.syncPolicy), -1) << "no policy set on a new stream";
   CUstreamAttrValue v;
   std::memset(&v, 0, sizeof v);
   v.syncPolicy = CU_SYNC_POLICY_BLOCKING_SYNC;
@@ -173,8 +187,41 @@ TEST_P(StreamCtxTest, StreamAttributesReadBackAndCopy) {
   std::memset(&out, 0, sizeof out);
   ASSERT_EQ(x_.StreamGetAttribute(s2_, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, &out), CUDA_SUCCESS);
   EXPECT_EQ(out.memSyncDomain, CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE);
-  EXPECT_EQ(x_.StreamGetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_PRIORITY, nullptr),
-            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(x_.StreamGetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &out),
+            CUDA_ERROR_INVALID_VALUE) << "a launch-only attribute";
+  std::memset(&v, 0, sizeof v);
+  v.syncPolicy = static_cast<CUsynchronizationPolicy>(5);
+  EXPECT_EQ(x_.StreamSetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+            CUDA_ERROR_INVALID_VALUE);
+  std::memset(&v, 0, sizeof v);
+  v.accessPolicyWindow.num_bytes = 4096;
+  v.accessPolicyWindow.hitRatio = 0.5f;
+  v.accessPolicyWindow.missProp = CU_ACCESS_PROPERTY_PERSISTING;
+  EXPECT_EQ(x_.StreamSetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+            CUDA_ERROR_INVALID_VALUE) << "a persisting miss property";
+  v.accessPolicyWindow.missProp = CU_ACCESS_PROPERTY_STREAMING;
+  EXPECT_EQ(x_.StreamSetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+            CUDA_SUCCESS);
+  v.accessPolicyWindow.hitRatio = 1.5f;
+  EXPECT_EQ(x_.StreamSetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+            CUDA_ERROR_INVALID_VALUE);
+  std::memset(&v, 0, sizeof v);
+  v.priority = -100;
+  ASSERT_EQ(x_.StreamSetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
+  int priority = 0;
+  ASSERT_EQ(api().cuStreamGetPriority(s1_, &priority), CUDA_SUCCESS);
+  EXPECT_EQ(priority, -5) << "clamped to the greatest priority";
+}
+
+TEST_P(StreamCtxTest, CopyAttributesBetweenContextsIsInvalidValue) {
+  CUcontext other = nullptr;
+  CUctxCreateParams params{};
+  ASSERT_EQ(api().cuCtxCreate(&other, &params, 0, 0), CUDA_SUCCESS);
+  CUstream foreign = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&foreign, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  EXPECT_EQ(x_.StreamCopyAttributes(foreign, s1_), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuStreamDestroy(foreign), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxDestroy(other), CUDA_SUCCESS);
 }
 
 TEST_P(StreamCtxTest, CacheConfigReadsBackWhatWasSet) {
@@ -183,7 +230,8 @@ TEST_P(StreamCtxTest, CacheConfigReadsBackWhatWasSet) {
   EXPECT_EQ(c, CU_FUNC_CACHE_PREFER_NONE);
   ASSERT_EQ(x_.CtxSetCacheConfig(CU_FUNC_CACHE_PREFER_L1), CUDA_SUCCESS);
   ASSERT_EQ(x_.CtxGetCacheConfig(&c), CUDA_SUCCESS);
-  EXPECT_EQ(c, CU_FUNC_CACHE_PREFER_L1);  // UNMEASURED
+  EXPECT_EQ(c, CU_FUNC_CACHE_PREFER_L1);
+  EXPECT_EQ(x_.CtxSetCacheConfig(static_cast<CUfunc_cache>(4)), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(x_.CtxSetCacheConfig(CU_FUNC_CACHE_PREFER_NONE), CUDA_SUCCESS);
   EXPECT_EQ(x_.CtxGetCacheConfig(nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(x_.CtxResetPersistingL2Cache(), CUDA_SUCCESS);
@@ -196,7 +244,9 @@ TEST_P(StreamCtxTest, ExecAffinityOfAnOrdinaryContextIsEverySm) {
   CUexecAffinityParam p;
   std::memset(&p, 0, sizeof p);
   ASSERT_EQ(x_.CtxGetExecAffinity(&p, CU_EXEC_AFFINITY_TYPE_SM_COUNT), CUDA_SUCCESS);
-  EXPECT_EQ(p.param.smCount.val, static_cast<unsigned>(sms));  // UNMEASURED
+  EXPECT_EQ(p.param.smCount.val, static_cast<unsigned>(sms));
+  EXPECT_EQ(x_.CtxGetExecAffinity(&p, CU_EXEC_AFFINITY_TYPE_MAX),
+            CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
 }
 
 TEST_P(StreamCtxTest, WriteValuesLandInDeviceAndMappedMemory) {
@@ -212,7 +262,13 @@ TEST_P(StreamCtxTest, WriteValuesLandInDeviceAndMappedMemory) {
   ASSERT_EQ(api().cuMemcpyDtoH(&w64, d + 8, 8), CUDA_SUCCESS);
   EXPECT_EQ(w32, 0x11223344u);
   EXPECT_EQ(w64, 0x1122334455667788ull);
-  EXPECT_EQ(x_.WriteValue32(s1_, d + 2, 1, 0), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(x_.WriteValue32(s1_, d + 2, 1, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(x_.WriteValue32(s1_, d, 1, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER),
+            CUDA_ERROR_INVALID_VALUE);
+  CUdeviceptr managed = 0;
+  ASSERT_EQ(api().cuMemAllocManaged(&managed, 4096, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  EXPECT_EQ(x_.WriteValue32(s1_, managed, 1, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemFree(managed), CUDA_SUCCESS);
   Mapped m = MapHost(api());
   ASSERT_EQ(x_.WriteValue32(s1_, m.dev + 4, 42, 0), CUDA_SUCCESS);
   ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
@@ -260,6 +316,10 @@ TEST_P(StreamCtxTest, BatchMemOpRunsItsOperationsInOrder) {
   EXPECT_EQ(*m.word(2), 5u);
   EXPECT_EQ(*m.word(3), 5u);
   EXPECT_EQ(x_.BatchMemOp(s1_, 1, ops, 1), CUDA_ERROR_INVALID_VALUE);  // flags must be 0
+  std::vector<CUstreamBatchMemOpParams> many(256, ops[0]);
+  EXPECT_EQ(x_.BatchMemOp(s1_, 255, many.data(), 0), CUDA_SUCCESS);
+  EXPECT_EQ(x_.BatchMemOp(s1_, 256, many.data(), 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(api().cuStreamSynchronize(s1_), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFreeHost(m.host), CUDA_SUCCESS);
 }
 
@@ -274,6 +334,12 @@ TEST_P(StreamCtxTest, CtxRecordEventWaitsForEveryStreamOfTheContext) {
   *m.word(0) = 1;
   EXPECT_EQ(api().cuEventSynchronize(e), CUDA_SUCCESS);
   EXPECT_EQ(x_.CtxRecordEvent(ctx(), nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUcontext other = nullptr;
+  CUctxCreateParams params{};
+  ASSERT_EQ(api().cuCtxCreate(&other, &params, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(x_.CtxRecordEvent(other, e), CUDA_ERROR_INVALID_HANDLE) << "the event's context";
+  EXPECT_EQ(api().cuCtxDestroy(other), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
   EXPECT_EQ(api().cuEventDestroy(e), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFreeHost(m.host), CUDA_SUCCESS);
 }
@@ -322,8 +388,80 @@ TEST_P(StreamCtxTest, CaptureToGraphAddsNodesToTheGivenGraph) {
   size_t n = 0;
   ASSERT_EQ(api().cuGraphGetNodes(g, nullptr, &n), CUDA_SUCCESS);
   EXPECT_EQ(n, 2u);
+  // Another stream cannot capture into it while this one does.
+  ASSERT_EQ(x_.BeginCaptureToGraph(s1_, g, nullptr, nullptr, 0, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_SUCCESS);
+  EXPECT_EQ(x_.BeginCaptureToGraph(s2_, g, nullptr, nullptr, 0, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_ERROR_ILLEGAL_STATE);
+  ASSERT_EQ(api().cuStreamEndCapture(s1_, &out), CUDA_SUCCESS);
+  EXPECT_EQ(x_.BeginCaptureToGraph(s1_, nullptr, nullptr, nullptr, 0,
+                                   CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
+}
+
+TEST_P(StreamCtxTest, InvalidatedCaptureToGraphLeavesTheGraphAsItWas) {
+  CUdeviceptr d = 0;
+  ASSERT_EQ(api().cuMemAlloc(&d, 4096), CUDA_SUCCESS);
+  CUgraph g = nullptr;
+  ASSERT_EQ(api().cuGraphCreate(&g, 0), CUDA_SUCCESS);
+  CUgraphNode root = nullptr;
+  ASSERT_EQ(api().cuGraphAddEmptyNode(&root, g, nullptr, 0), CUDA_SUCCESS);
+  ASSERT_EQ(x_.BeginCaptureToGraph(s1_, g, nullptr, nullptr, 0, CU_STREAM_CAPTURE_MODE_GLOBAL),
+            CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD32Async(d, 5, 1, s1_), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuStreamSynchronize(s1_), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  CUgraph out = reinterpret_cast<CUgraph>(1);
+  EXPECT_EQ(api().cuStreamEndCapture(s1_, &out), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  EXPECT_EQ(out, nullptr);
+  size_t n = 0;
+  ASSERT_EQ(api().cuGraphGetNodes(g, nullptr, &n), CUDA_SUCCESS);
+  EXPECT_EQ(n, 1u) << "the captured memset node is gone";
+  EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
+}
+
+TEST_P(StreamCtxTest, CtxSetFlagsKeepsSchedulingAndSyncMemops) {
+  CUresult (*set_flags)(unsigned) = nullptr;
+  ASSERT_TRUE(ResolveEntry(api(), "cuCtxSetFlags", &set_flags));
+  CUcontext created = nullptr;
+  CUctxCreateParams params{};
+  ASSERT_EQ(api().cuCtxCreate(&created, &params, 0, 0), CUDA_SUCCESS);
+  unsigned flags = 77;
+  ASSERT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  EXPECT_EQ(flags, 0u) << "no MAP_HOST on a created context";
+  ASSERT_EQ(set_flags(CU_CTX_SCHED_BLOCKING_SYNC), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_CTX_SCHED_BLOCKING_SYNC});
+  ASSERT_EQ(set_flags(CU_CTX_MAP_HOST | CU_CTX_SYNC_MEMOPS), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuCtxGetFlags(&flags), CUDA_SUCCESS);
+  EXPECT_EQ(flags, unsigned{CU_CTX_SYNC_MEMOPS}) << "MAP_HOST is not kept";
+  EXPECT_EQ(set_flags(CU_CTX_SCHED_SPIN | CU_CTX_SCHED_YIELD), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(set_flags(0x100), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuCtxDestroy(created), CUDA_SUCCESS);
+}
+
+TEST_P(StreamCtxTest, CtxDetachDestroysACreatedContextOnceNoAttachmentIsLeft) {
+  CUresult (*attach)(CUcontext*, unsigned) = nullptr;
+  CUresult (*detach)(CUcontext) = nullptr;
+  ASSERT_TRUE(ResolveEntry(api(), "cuCtxAttach", &attach));
+  ASSERT_TRUE(ResolveEntry(api(), "cuCtxDetach", &detach));
+  CUcontext created = nullptr;
+  CUctxCreateParams params{};
+  ASSERT_EQ(api().cuCtxCreate(&created, &params, 0, 0), CUDA_SUCCESS);
+  CUcontext got = nullptr;
+  ASSERT_EQ(attach(&got, 0), CUDA_SUCCESS);
+  EXPECT_EQ(got, created);
+  EXPECT_EQ(attach(&got, 1), CUDA_ERROR_INVALID_VALUE);
+  unsigned version = 0;
+  ASSERT_EQ(detach(created), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxGetApiVersion(created, &version), CUDA_SUCCESS) << "still attached once";
+  ASSERT_EQ(detach(created), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxGetApiVersion(created, &version), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(detach(created), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(api().cuCtxDestroy(created), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  ASSERT_EQ(api().cuCtxSetCurrent(ctx()), CUDA_SUCCESS);
 }
 
 TEST_P(StreamCtxTest, UpdateCaptureDependenciesAddsAndReplaces) {
