@@ -11,10 +11,11 @@
 // the watched word (Op::ready), so a stream blocked on host-mapped memory is released when the
 // host writes it, as on the GPU; a context-wide event record is a record on a short-lived
 // internal stream that waits for every stream of the context; a context-wide wait is a
-// dependency every later op of the context gets (Context::waits). The behaviour is from cuda.h's
-// documentation until ci/gpu-probes/streamctx_probe.cc's real output measures it
-// (docs/driver_facts.md, "Streams and contexts: ids, attributes, memory operations"); what is not
-// measured says UNMEASURED.
+// dependency every later op of the context gets (Context::waits). The answers are those
+// ci/gpu-probes/streamctx_probe.cc measured on an H100 (driver 580.159.04, 2026-12-06;
+// docs/driver_facts.md, "Streams and contexts: ids, attributes, memory operations"); where the
+// real driver crashed (garbage handles, destroyed events, NULL value pointers) the fake answers an
+// error instead; what the probe did not measure says UNMEASURED.
 #include <algorithm>
 #include <cstring>
 
@@ -99,7 +100,7 @@ CUresult GetAttribute(const Stream& s, int attr, CUstreamAttrValue* v) {
     case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
       v->memSyncDomain = static_cast<CUlaunchMemSyncDomain>(s.mem_sync_domain);
       return CUDA_SUCCESS;
-    default:  // launch-only attributes and unknown ids (UNMEASURED)
+    default:  // launch-only attributes and unknown ids (measured: 0, 2, 4-7, 11-17, 99)
       return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -167,7 +168,9 @@ struct MemOp {
 };
 
 std::uint64_t Load(const std::byte* p, unsigned size) {
-  if (size == 4) return __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p), __ATOMIC_ACQUIRE);
+  if (size == 4) {
+    return __atomic_load_n(reinterpret_cast<const std::uint32_t*>(p), __ATOMIC_ACQUIRE);
+  }
   return __atomic_load_n(reinterpret_cast<const std::uint64_t*>(p), __ATOMIC_ACQUIRE);
 }
 
@@ -198,8 +201,10 @@ bool Satisfied(const MemOp& m) {
   }
 }
 
-// Validates a write (`wait` false) or wait of `size` bytes at `addr`. UNMEASURED: the order of
-// the checks and the codes (cuda.h lists CUDA_ERROR_INVALID_VALUE and CUDA_ERROR_NOT_SUPPORTED).
+// Validates a write (`wait` false) or wait of `size` bytes at `addr`. Measured (streamctx_probe
+// "memops:*", "addr:*"): bad flags, unaligned, NULL, unknown, freed, past-the-end, pageable host
+// and managed addresses are CUDA_ERROR_INVALID_VALUE; the FLUSH flag CUDA_ERROR_NOT_SUPPORTED
+// (CAN_FLUSH_REMOTE_WRITES 0). UNMEASURED: the order among them.
 CUresult CheckValueOp(DriverState* st, int device, bool wait, std::uintptr_t addr, unsigned size,
                       std::uint64_t value, unsigned flags, MemOp* out) CUHAL_REQUIRES(st->mu) {
   const DeviceProfile& profile = st->profile(device);
@@ -317,7 +322,9 @@ CUresult ValueOp(DriverState* st, CUstream h, bool wait, CUdeviceptr addr, unsig
       e != CUDA_SUCCESS) {
     return e;
   }
-  // UNMEASURED: refused while capturing (the real driver may capture a batch memory op node).
+  // Not modelled: the real driver captures each call as a CU_GRAPH_NODE_TYPE_BATCH_MEM_OP node
+  // of one operation (measured, streamctx_probe "memops:capture"); the fake has no such node type
+  // yet and refuses (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, invalidating the capture).
   if (CUresult r = CUDA_SUCCESS; CaptureRefuse(st, s, &r)) return r;
   if (CUresult sticky = st->contexts().StickyError(s->ctx_id); sticky != CUDA_SUCCESS) {
     return sticky;
@@ -538,8 +545,11 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
   CUresult err;
   Stream* s = fakecuda::Resolve(st, hStream, &err);
   if (s == nullptr) return err;
-  // UNMEASURED: exactly one of GLOBAL, HOST, SINGLE; SINGLE not on the legacy stream; the
-  // pointer the base of a managed allocation, the length 0 or its size.
+  // Measured: GLOBAL, HOST and SINGLE on managed memory (allocated attached to the host too)
+  // with a length of 0 or the allocation's size succeed; another length or an interior pointer is
+  // CUDA_ERROR_INVALID_VALUE; flags 0 crashed the real driver. UNMEASURED (the probe's case
+  // ended at that crash): other flags, SINGLE on the legacy stream, memory that is not managed
+  // (all CUDA_ERROR_INVALID_VALUE here).
   if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
       flags != CU_MEM_ATTACH_SINGLE) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -586,6 +596,8 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags) try {
   return ::fakecuda::EntryFailed("cuCtxSetFlags");
 }
 
+// Measured: per context (a new context reads PREFER_NONE), the four values accepted and read back,
+// others CUDA_ERROR_INVALID_VALUE; the context is checked before the pointer.
 CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache* pconfig) try {
   FAKECUDA_ENTER(cuCtxGetCacheConfig)
   FAKECUDA_REQUIRE_CONTEXT()
@@ -626,7 +638,7 @@ CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config) try {
   if (c < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE || c > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  // UNMEASURED: Hopper has a fixed bank size; the setting is accepted and not kept.
+  // Measured: every valid setting is accepted and not kept (the bank size reads 4 bytes).
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxSetSharedMemConfig");
@@ -647,7 +659,7 @@ CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity,
   FAKECUDA_REQUIRE_CONTEXT()
   if (pExecAffinity == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (fakecuda::Bits(type) != CU_EXEC_AFFINITY_TYPE_SM_COUNT) {
-    return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;  // UNMEASURED
+    return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;  // measured (TYPE_MAX and 7)
   }
   // Contexts with limited SMs are not modelled (cuCtxCreate refuses them): every context has
   // all of its device's SMs.
@@ -697,7 +709,7 @@ CUresult CUDAAPI cuCtxDetach(CUcontext ctx) try {
 CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) try {
   FAKECUDA_ENTER(cuCtxRecordEvent)
   Context* c = nullptr;
-  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // UNMEASURED
+  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // measured
   if (CUresult e = fakecuda::ContextArg(st, hCtx, &c); e != CUDA_SUCCESS) return e;
   Event* e = st->FindEvent(hEvent);
   // Measured: an event of another context is CUDA_ERROR_INVALID_HANDLE (cuCtxWaitEvent takes
@@ -713,7 +725,7 @@ CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) try {
 CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) try {
   FAKECUDA_ENTER(cuCtxWaitEvent)
   Context* c = nullptr;
-  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // UNMEASURED
+  if (hCtx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;  // measured
   if (CUresult e = fakecuda::ContextArg(st, hCtx, &c); e != CUDA_SUCCESS) return e;
   Event* e = st->FindEvent(hEvent);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
