@@ -500,5 +500,47 @@ TEST_P(StreamCtxTest, UpdateCaptureDependenciesAddsAndReplaces) {
 
 CUHAL_INSTANTIATE_BACKEND_TEST(StreamCtxTest);
 
+// Fake only: where the real driver crashes (garbage and destroyed handles, NULL value pointers)
+// the fake answers an error; the per-thread forms resolve NULL to the per-thread stream.
+class StreamCtxFakeTest : public StreamCtxTest {};
+
+TEST_P(StreamCtxFakeTest, GarbageAndStaleHandlesAnswerErrors) {
+  const auto garbage_stream = reinterpret_cast<CUstream>(std::uintptr_t{0x5a5a5a5a5a5a0000});
+  const auto garbage_ctx = reinterpret_cast<CUcontext>(std::uintptr_t{0x5a5a5a5a5a5a0000});
+  const auto garbage_event = reinterpret_cast<CUevent>(std::uintptr_t{0x5a5a5a5a5a5a0000});
+  unsigned long long id = 0;
+  EXPECT_EQ(x_.StreamGetId(garbage_stream, &id), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(x_.CtxGetId(garbage_ctx, &id), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(x_.CtxRecordEvent(ctx(), garbage_event), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(x_.CtxWaitEvent(garbage_ctx, nullptr), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(x_.StreamGetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_PRIORITY, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(x_.BatchMemOp(s1_, 1, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  CUstream gone = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&gone, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamDestroy(gone), CUDA_SUCCESS);
+  EXPECT_EQ(x_.StreamGetId(gone, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);  // as measured
+  EXPECT_EQ(x_.WriteValue32(gone, 0, 0, 0), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+}
+
+TEST_P(StreamCtxFakeTest, PerThreadFormTakesNullAsThePerThreadStream) {
+  void* p = nullptr;
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  ASSERT_EQ(api().cuGetProcAddress("cuStreamGetId", &p, CUDA_VERSION,
+                                   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status),
+            CUDA_SUCCESS);
+  ASSERT_NE(p, nullptr);
+  auto* ptsz = reinterpret_cast<CUresult (*)(CUstream, unsigned long long*)>(p);
+  EXPECT_NE(reinterpret_cast<void*>(ptsz), reinterpret_cast<void*>(x_.StreamGetId));
+  unsigned long long via_ptsz = 0, per_thread = 1, legacy = 2;
+  ASSERT_EQ(ptsz(nullptr, &via_ptsz), CUDA_SUCCESS);
+  ASSERT_EQ(x_.StreamGetId(CU_STREAM_PER_THREAD, &per_thread), CUDA_SUCCESS);
+  ASSERT_EQ(x_.StreamGetId(CU_STREAM_LEGACY, &legacy), CUDA_SUCCESS);
+  EXPECT_EQ(via_ptsz, per_thread);
+  EXPECT_NE(via_ptsz, legacy);
+}
+
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(StreamCtxFakeTest);
+
 }  // namespace
 }  // namespace cuhal::testing
