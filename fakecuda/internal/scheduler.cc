@@ -107,10 +107,13 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
   // cuCtxWaitEvent (fakecuda/entry/streamctx_entry.cc): every op of the context waits for the
   // event records it named, until they complete.
   if (ctx != nullptr && !ctx->waits.empty()) {
-    std::erase_if(ctx->waits, [this](const auto& w) { return DepSatisfied(w.first, w.second); });
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;
     for (const auto& w : ctx->waits) {
+      if (DepSatisfied(w.first, w.second)) continue;
+      pending.push_back(w);
       if (w.first != s->id) op.deps.push_back(w);
     }
+    ctx->waits = std::move(pending);
   }
   for (const auto& [sid, dseq] : op.deps) {
     std::uint64_t& waited = s->waited[sid];
