@@ -577,6 +577,123 @@ CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode
   return ::fakecuda::EntryFailed("cuStreamBeginCapture");
 }
 
+// Capture into the user's graph `hGraph` (CUDA 12.3), the first captured node depending on
+// `dependencies`. Measured on the H100 (driver 580.159.04, ci/gpu-probes/streamctx_probe.cc,
+// "capture:tograph"): a NULL graph is CUDA_ERROR_INVALID_VALUE before the stream is looked at;
+// the legacy (or NULL) stream is CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; a node of another graph
+// as a dependency, a bad mode or edge type are CUDA_ERROR_INVALID_VALUE; a stream already
+// capturing, or a graph another stream captures into, CUDA_ERROR_ILLEGAL_STATE; End returns the
+// given graph; an invalidated capture leaves the graph as it was (GraphModel::DiscardCapture).
+// UNMEASURED: non-default edge data of a valid type (refused: the fake captures default edges
+// only).
+CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+                                             const CUgraphNode* dependencies,
+                                             const CUgraphEdgeData* dependencyData,
+                                             size_t numDependencies,
+                                             CUstreamCaptureMode mode) try {
+  FAKECUDA_ENTER(cuStreamBeginCaptureToGraph)
+  if (hGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return fakecuda::StaleStreamError(hStream, err);
+  if (s->legacy_default) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (!fakecuda::ValidMode(mode)) return CUDA_ERROR_INVALID_VALUE;
+  GraphModel& graphs = st->graphs();
+  fakecuda::GraphState* g = graphs.FindGraph(hGraph);
+  if (g == nullptr || g->owner_node != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (numDependencies != 0 && dependencies == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<std::uint64_t> deps;
+  for (size_t i = 0; i < numDependencies; ++i) {
+    std::uint64_t node_graph = 0;
+    const GraphNode* n = graphs.FindNode(dependencies[i], &node_graph);
+    if (n == nullptr || node_graph != g->id) return CUDA_ERROR_INVALID_VALUE;
+    if (dependencyData != nullptr) {
+      static const CUgraphEdgeData kDefault{};
+      if (std::memcmp(&dependencyData[i], &kDefault, sizeof kDefault) != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+    }
+    if (std::find(deps.begin(), deps.end(), n->id) == deps.end()) deps.push_back(n->id);
+  }
+  if (graphs.captures().OfStream(s->id) != nullptr || g->capture_id != 0) {
+    return CUDA_ERROR_ILLEGAL_STATE;
+  }
+  CaptureSequence seq;
+  seq.id = st->NewId();
+  seq.graph_id = g->id;
+  seq.user_graph_nodes = g->nodes.size();
+  seq.mode = mode;
+  seq.origin_stream = s->id;
+  seq.ctx_id = s->ctx_id;
+  seq.thread = fakecuda::ThreadKey();
+  seq.user_graph = true;
+  g->capture_id = seq.id;
+  graphs.captures().Begin(std::move(seq));
+  graphs.captures().OfStream(s->id)->deps = std::move(deps);
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamBeginCaptureToGraph");
+}
+
+// Replaces (SET) or extends (ADD, also flags 0) the capturing stream's dependency set; a node
+// already in it is not added twice. Not capturing: CUDA_ERROR_ILLEGAL_STATE; flags other than
+// ADD/SET, a node of another graph, a bad edge type: CUDA_ERROR_INVALID_VALUE (measured on the
+// H100, streamctx_probe "capture:update"). UNMEASURED: an invalidated capture's answer.
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode* dependencies,
+                                                      const CUgraphEdgeData* dependencyData,
+                                                      size_t numDependencies,
+                                                      unsigned int flags) try {
+  FAKECUDA_ENTER(cuStreamUpdateCaptureDependencies)
+  CUresult err;
+  Stream* s = st->ResolveStream(hStream, &err);
+  if (s == nullptr) return fakecuda::StaleStreamError(hStream, err);
+  if (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  GraphModel& graphs = st->graphs();
+  StreamCapture* part = graphs.captures().OfStream(s->id);
+  CaptureSequence* seq = part != nullptr ? graphs.captures().Find(part->capture_id) : nullptr;
+  if (seq == nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+  if (seq->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  if (numDependencies != 0 && dependencies == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<std::uint64_t> nodes;
+  for (size_t i = 0; i < numDependencies; ++i) {
+    std::uint64_t node_graph = 0;
+    const GraphNode* n = graphs.FindNode(dependencies[i], &node_graph);
+    if (n == nullptr || node_graph != seq->graph_id) return CUDA_ERROR_INVALID_VALUE;
+    if (dependencyData != nullptr) {
+      static const CUgraphEdgeData kDefault{};
+      if (std::memcmp(&dependencyData[i], &kDefault, sizeof kDefault) != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+    }
+    nodes.push_back(n->id);
+  }
+  if (flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES) part->deps.clear();
+  for (std::uint64_t id : nodes) {
+    if (std::find(part->deps.begin(), part->deps.end(), id) == part->deps.end()) {
+      part->deps.push_back(id);
+    }
+  }
+  return CUDA_SUCCESS;
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamUpdateCaptureDependencies");
+}
+
+// The CUDA 11.3 form (no edge data). Counted under the plain name.
+CUresult CUDAAPI FakecudaStreamUpdateCaptureDependenciesV1(CUstream hStream,
+                                                           CUgraphNode* dependencies,
+                                                           size_t numDependencies,
+                                                           unsigned int flags)
+    __asm__("cuStreamUpdateCaptureDependencies");
+CUresult CUDAAPI FakecudaStreamUpdateCaptureDependenciesV1(CUstream hStream,
+                                                           CUgraphNode* dependencies,
+                                                           size_t numDependencies,
+                                                           unsigned int flags) {
+  return cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, nullptr, numDependencies,
+                                              flags);
+}
+
 // The CUDA 10.0 form (no mode): global mode. Counted under the plain name.
 CUresult CUDAAPI FakecudaStreamBeginCaptureV1(CUstream hStream) __asm__("cuStreamBeginCapture");
 CUresult CUDAAPI FakecudaStreamBeginCaptureV1(CUstream hStream) {

@@ -77,6 +77,13 @@ CUresult CaptureCheckContextSync(DriverState* st, std::uint64_t ctx_id) CUHAL_RE
 // module loads, which succeed but invalidate): what the calling thread's capture mode allows.
 CUresult CaptureCheckUnsafe(DriverState* st, bool refuse) CUHAL_REQUIRES(st->mu);
 
+// --- handles ---
+// The answer of the stream entry points of fakecuda/entry/streamctx_entry.cc (and capture into a
+// graph) when ResolveStream failed with `err`: a stream handle the fake once gave out (destroyed
+// since) is CUDA_ERROR_CONTEXT_IS_DESTROYED, as the H100 answered (streamctx_probe "destroyed:*");
+// anything else keeps `err`.
+CUresult StaleStreamError(CUstream handle, CUresult err);
+
 // --- teardown ---
 // A stream destroyed while capturing: its capture is invalidated (its origin's: ended).
 void CaptureOnStreamDestroyed(DriverState* st, std::uint64_t stream_id) CUHAL_REQUIRES(st->mu);

@@ -41,6 +41,13 @@ CUresult MissingContextError(CUcontext handle) {
 Context* MakeContext(DriverState* st, int device, bool primary, unsigned flags,
                      std::uint64_t id = 0) CUHAL_REQUIRES(st->mu) {
   Context* ctx = st->contexts().Create(id != 0 ? id : st->NewId(), device, primary, flags);
+  // Measured (H100, ci/gpu-probes/streamctx_probe.cc "ids"): making a context takes 7 stream ids
+  // (its internal streams), the first context of a device 12; the legacy stream's id is the 7th
+  // of the first context's (UNMEASURED for later contexts: the 2nd of theirs).
+  Device& dev = st->device(device);
+  const std::uint64_t n = dev.had_context ? 7 : 12;
+  dev.had_context = true;
+  ctx->legacy_public_id = st->streams().TakePublicIds(n) + n - 6;
   st->coredump().OnContextCreated(ctx->id, flags);  // its coredump settings: the global ones now
   return ctx;
 }
@@ -366,9 +373,11 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) try {
     return CUDA_SUCCESS;
   }
   FAKECUDA_REQUIRE_CONTEXT()
-  // Measured (ci/gpu-probes 2026-12-03; differential fuzzer 2026-12-06, H200): a live context
-  // reports CU_CTX_MAP_HOST whatever it was created with (mapped pinned memory is always on).
-  *flags = ctx->flags | CU_CTX_MAP_HOST;
+  // Measured (ci/gpu-probes 2026-12-03; differential fuzzer 2026-12-06, H200): a live primary
+  // context reports CU_CTX_MAP_HOST whatever it was made with (mapped pinned memory is always
+  // on); a created context does not (H100, streamctx_probe "ctxflags": cuCtxCreate_v4 with
+  // flags 0 reads 0).
+  *flags = ctx->flags | (ctx->primary ? unsigned{CU_CTX_MAP_HOST} : 0u);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuCtxGetFlags");

@@ -136,3 +136,45 @@ FAKECUDA_PTSZ(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel,
               (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params))
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))
+
+// --- stream ids, attributes, memory operations, capture into a graph (streamctx_entry.cc,
+// capture_entry.cc) ---
+FAKECUDA_PTSZ(cuStreamGetId_ptsz, cuStreamGetId, (CUstream s, unsigned long long* id),
+              (PerThread(s), id))
+FAKECUDA_PTSZ(cuStreamGetDevice_ptsz, cuStreamGetDevice, (CUstream s, CUdevice* d),
+              (PerThread(s), d))
+FAKECUDA_PTSZ(cuStreamGetAttribute_ptsz, cuStreamGetAttribute,
+              (CUstream s, CUstreamAttrID a, CUstreamAttrValue* v), (PerThread(s), a, v))
+FAKECUDA_PTSZ(cuStreamSetAttribute_ptsz, cuStreamSetAttribute,
+              (CUstream s, CUstreamAttrID a, const CUstreamAttrValue* v), (PerThread(s), a, v))
+FAKECUDA_PTSZ(cuStreamCopyAttributes_ptsz, cuStreamCopyAttributes, (CUstream dst, CUstream src),
+              (PerThread(dst), PerThread(src)))
+FAKECUDA_PTSZ(cuStreamWaitValue32_v2_ptsz, cuStreamWaitValue32_v2,
+              (CUstream s, CUdeviceptr a, cuuint32_t v, unsigned int f), (PerThread(s), a, v, f))
+FAKECUDA_PTSZ(cuStreamWaitValue64_v2_ptsz, cuStreamWaitValue64_v2,
+              (CUstream s, CUdeviceptr a, cuuint64_t v, unsigned int f), (PerThread(s), a, v, f))
+FAKECUDA_PTSZ(cuStreamWriteValue32_v2_ptsz, cuStreamWriteValue32_v2,
+              (CUstream s, CUdeviceptr a, cuuint32_t v, unsigned int f), (PerThread(s), a, v, f))
+FAKECUDA_PTSZ(cuStreamWriteValue64_v2_ptsz, cuStreamWriteValue64_v2,
+              (CUstream s, CUdeviceptr a, cuuint64_t v, unsigned int f), (PerThread(s), a, v, f))
+FAKECUDA_PTSZ(cuStreamBatchMemOp_v2_ptsz, cuStreamBatchMemOp_v2,
+              (CUstream s, unsigned int n, CUstreamBatchMemOpParams* p, unsigned int f),
+              (PerThread(s), n, p, f))
+FAKECUDA_PTSZ(cuStreamAttachMemAsync_ptsz, cuStreamAttachMemAsync,
+              (CUstream s, CUdeviceptr p, size_t n, unsigned int f), (PerThread(s), p, n, f))
+FAKECUDA_PTSZ(cuStreamBeginCaptureToGraph_ptsz, cuStreamBeginCaptureToGraph,
+              (CUstream s, CUgraph g, const CUgraphNode* d, const CUgraphEdgeData* e, size_t n,
+               CUstreamCaptureMode m),
+              (PerThread(s), g, d, e, n, m))
+FAKECUDA_PTSZ(cuStreamUpdateCaptureDependencies_v2_ptsz, cuStreamUpdateCaptureDependencies_v2,
+              (CUstream s, CUgraphNode* d, const CUgraphEdgeData* e, size_t n, unsigned int f),
+              (PerThread(s), d, e, n, f))
+// The per-thread form of cuStreamUpdateCaptureDependencies' CUDA 11.3 ABI, which the driver
+// exports (measured, streamctx_probe "ptsz"); cuda.h declares it only for its own build.
+extern "C" CUresult CUDAAPI fakecuda_legacy_cuStreamUpdateCaptureDependencies_ptsz(
+    CUstream s, CUgraphNode* d, size_t n, unsigned int f)
+    __asm__("cuStreamUpdateCaptureDependencies");
+extern "C" CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream s, CUgraphNode* d,
+                                                                  size_t n, unsigned int f) {
+  return fakecuda_legacy_cuStreamUpdateCaptureDependencies_ptsz(PerThread(s), d, n, f);
+}

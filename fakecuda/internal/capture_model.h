@@ -19,6 +19,7 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -35,6 +36,10 @@ struct CaptureSequence {
   std::uint64_t thread = 0;  // ThreadKey() of the thread that began it
   bool invalidated = false;
   std::set<std::uint64_t> streams;  // every stream in it, the origin included
+  // Begun by cuStreamBeginCaptureToGraph: the graph is the user's (an invalidated or discarded
+  // capture leaves it, with the nodes captured so far, instead of destroying it).
+  bool user_graph = false;
+  std::size_t user_graph_nodes = 0;  // its node count when the capture began
 };
 
 // A stream's part in a capture sequence.

@@ -45,6 +45,7 @@ Context* ContextTable::Create(std::uint64_t id, int device, bool primary, unsign
   c->device = device;
   c->primary = primary;
   c->flags = flags;
+  c->public_id = next_public_id_++;
   Context* raw = c.get();
   contexts_[id] = std::move(c);
   return raw;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fakecuda/device_profile.h"
@@ -52,6 +53,9 @@ struct Device {
   // a sticky error; from then on no context of the device can be made (retain and create are
   // CUDA_ERROR_DEVICE_UNAVAILABLE) for the driver's life (context_entry.cc, MarkIfFaulted).
   bool unavailable = false;
+  // Some context of this device has been made (the first one takes more stream ids:
+  // context_entry.cc, MakeContext).
+  bool had_context = false;
 
   // Bytes of device memory not in use.
   std::size_t free_bytes() const {
@@ -61,6 +65,14 @@ struct Device {
 
 struct Context {
   std::uint64_t id = 0;
+  // What cuCtxGetId reports: the real driver's context ids count every context made, a primary
+  // context made active again included (ContextTable::Create), unlike `id`.
+  std::uint64_t public_id = 0;
+  // cuStreamGetId of its legacy stream (one of the stream ids the context takes when it is made;
+  // context_entry.cc, MakeContext).
+  std::uint64_t legacy_public_id = 0;
+  // cuCtxAttach's count of attachments not yet detached (streamctx_entry.cc).
+  int attach_count = 0;
   int device = 0;
   bool primary = false;
   unsigned flags = 0;
@@ -71,6 +83,13 @@ struct Context {
   std::set<std::uint64_t> peers;  // contexts whose memory this one may access
   // A primary context the CUDA runtime has put its per-context state on (Device::runtime_retains).
   bool runtime_state = false;
+  // cuCtxSetCacheConfig / cuCtxSetSharedMemConfig (fakecuda/entry/streamctx_entry.cc): stored
+  // preferences, with no effect on the fake's kernels.
+  int cache_config = CU_FUNC_CACHE_PREFER_NONE;
+  int shared_mem_config = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+  // cuCtxWaitEvent: the event records (stream id, seq) every op enqueued in this context from
+  // then on waits for (DriverState::Enqueue adds them; satisfied ones are dropped there).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> waits;
 };
 
 // Devices and contexts of one fake driver.
@@ -117,6 +136,7 @@ class ContextTable {
   Map contexts_;
   // Created contexts destroyed so far: id -> device.
   std::unordered_map<std::uint64_t, int> destroyed_;
+  std::uint64_t next_public_id_ = 1;  // Context::public_id
 };
 
 }  // namespace fakecuda

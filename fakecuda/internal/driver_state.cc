@@ -107,8 +107,12 @@ Context* DriverState::CurrentContext() {
   return FindContext(EncodeHandle<CUcontext>(HandleKind::kContext, stack.back()));
 }
 
-Stream* DriverState::NewStream(Context* ctx, unsigned flags, int priority) {
-  return streams_.AddStream(NewId(), ctx->id, flags, priority);
+Stream* DriverState::NewStream(Context* ctx, unsigned flags, int priority,
+                               std::uint64_t public_id) {
+  Stream* s = streams_.AddStream(NewId(), ctx->id, flags, priority);
+  if (public_id == 0) public_id = streams_.TakePublicIds(1);
+  s->public_id = public_id == kNoPublicId ? 0 : public_id;
+  return s;
 }
 
 Stream* DriverState::ResolveStream(CUstream handle, CUresult* error) {
@@ -130,11 +134,15 @@ Stream* DriverState::ResolveStream(CUstream handle, CUresult* error) {
       if (it != ctx->per_thread_streams.end()) return FindStream(it->second);
       Stream* s = NewStream(ctx, CU_STREAM_DEFAULT, 0);
       s->per_thread_default = true;
+      // Measured (streamctx_probe "ids:stream"): a per-thread stream takes an id of the counter
+      // but reports a large one (the value itself is the fake's).
+      s->public_id |= std::uint64_t{1} << 48;
       ctx->per_thread_streams.emplace(key, s->id);
       return s;
     }
     if (ctx->legacy_stream_id == 0) {
-      Stream* s = NewStream(ctx, CU_STREAM_DEFAULT, 0);
+      Stream* s = NewStream(ctx, CU_STREAM_DEFAULT, 0,
+                            ctx->legacy_public_id != 0 ? ctx->legacy_public_id : kNoPublicId);
       s->legacy_default = true;
       ctx->legacy_stream_id = s->id;
       return s;

@@ -192,8 +192,11 @@ class DriverState {
   // Resolves a user stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a created
   // stream) relative to the current context. Sets *error when invalid.
   Stream* ResolveStream(CUstream handle, CUresult* error) CUHAL_REQUIRES(mu);
-  // Creates a stream object in `ctx` (no checks).
-  Stream* NewStream(Context* ctx, unsigned flags, int priority) CUHAL_REQUIRES(mu);
+  // Creates a stream object in `ctx` (no checks), taking the next stream id of the driver's
+  // counter for cuStreamGetId unless `public_id` names one (kNoPublicId: none, an internal stream).
+  static constexpr std::uint64_t kNoPublicId = ~std::uint64_t{0};
+  Stream* NewStream(Context* ctx, unsigned flags, int priority, std::uint64_t public_id = 0)
+      CUHAL_REQUIRES(mu);
 
   // The scheduler (fakecuda/internal/scheduler.cc). Functions that run stream work release mu
   // while a body runs and hold it again when they return; pointers into the state may be stale

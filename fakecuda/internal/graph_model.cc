@@ -98,8 +98,22 @@ void GraphModel::DiscardCapture(std::uint64_t capture_id) {
   const CaptureSequence* seq = captures_.Find(capture_id);
   if (seq == nullptr) return;
   const std::uint64_t graph_id = seq->graph_id;
+  const bool user_graph = seq->user_graph;
+  const std::size_t kept = seq->user_graph_nodes;
   captures_.End(capture_id);
-  DestroyGraph(graph_id);
+  if (!user_graph) {
+    DestroyGraph(graph_id);
+  } else if (auto it = graphs_.find(graph_id); it != graphs_.end()) {
+    // Measured (H100, streamctx_probe "capture:tograph"): an invalidated capture into the user's
+    // graph leaves it as it was before the capture (the captured nodes are removed).
+    it->second.capture_id = 0;
+    std::vector<std::uint64_t>& nodes = it->second.nodes;
+    while (nodes.size() > kept) {
+      const std::size_t before = nodes.size();
+      DestroyNode(nodes.back());
+      if (nodes.size() == before) nodes.pop_back();  // cannot happen: every node has its graph
+    }
+  }
 }
 
 void GraphModel::DiscardCapturesOfContext(std::uint64_t ctx_id) {

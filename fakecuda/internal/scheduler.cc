@@ -104,6 +104,17 @@ std::uint64_t DriverState::Enqueue(Stream* s, Op op) {
       }
     }
   }
+  // cuCtxWaitEvent (fakecuda/entry/streamctx_entry.cc): every op of the context waits for the
+  // event records it named, until they complete.
+  if (ctx != nullptr && !ctx->waits.empty()) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pending;
+    for (const auto& w : ctx->waits) {
+      if (DepSatisfied(w.first, w.second)) continue;
+      pending.push_back(w);
+      if (w.first != s->id) op.deps.push_back(w);
+    }
+    ctx->waits = std::move(pending);
+  }
   for (const auto& [sid, dseq] : op.deps) {
     std::uint64_t& waited = s->waited[sid];
     waited = std::max(waited, dseq);
@@ -238,6 +249,7 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
   std::vector<std::uint64_t> needed{target->id};
   std::vector<std::uint64_t> limit{seq};
   std::vector<Stream*> ready;
+  bool predicate_blocked = false;
   for (size_t i = 0; i < needed.size() && i < 64; ++i) {
     Stream* s = FindStream(needed[i]);
     if (s == nullptr || s->queue.empty() || s->running) continue;
@@ -247,12 +259,25 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
       ready.push_back(s);
       continue;
     }
+    bool deps_done = true;
     for (const auto& [sid, dseq] : head.deps) {
-      if (!DepSatisfied(sid, dseq) &&
-          std::find(needed.begin(), needed.end(), sid) == needed.end()) {
-        needed.push_back(sid);
-        limit.push_back(dseq);
+      if (!DepSatisfied(sid, dseq)) {
+        deps_done = false;
+        if (std::find(needed.begin(), needed.end(), sid) == needed.end()) {
+          needed.push_back(sid);
+          limit.push_back(dseq);
+        }
       }
+    }
+    if (deps_done) predicate_blocked = true;
+  }
+  if (ready.empty() && predicate_blocked) {
+    // A needed op waits on a readiness predicate (a stream wait-value op watching memory,
+    // fakecuda/entry/streamctx_entry.cc; a collective waiting for its peers) that other work may
+    // satisfy without a dependency the scheduler knows: any ready device work may be needed,
+    // as on a GPU, where it all progresses.
+    for (const auto& [id, s] : streams_.streams()) {
+      if (HeadReady(s.get()) && s->queue.front().kind == OpKind::kDevice) ready.push_back(s.get());
     }
   }
   if (ready.empty()) return nullptr;

@@ -60,6 +60,10 @@ struct Op {
 
 struct Stream {
   std::uint64_t id = 0;
+  // What cuStreamGetId reports (fakecuda/entry/streamctx_entry.cc): the real driver's stream ids
+  // come from a counter of their own (StreamTable::TakePublicIds); 0 for the fake's internal
+  // streams.
+  std::uint64_t public_id = 0;
   std::uint64_t ctx_id = 0;
   unsigned flags = 0;
   int priority = 0;
@@ -77,6 +81,12 @@ struct Stream {
   std::unordered_map<std::uint64_t, std::uint64_t> waited;
   // The race detector's agent for this stream (RaceDetector::StreamAgent), once it has one.
   mutable std::size_t race_agent = static_cast<std::size_t>(-1);
+  // cuStreamSetAttribute's values (fakecuda/entry/streamctx_entry.cc; the priority attribute is
+  // `priority`), copied by cuStreamCopyAttributes. The fake only stores them.
+  CUaccessPolicyWindow access_policy{};
+  int sync_policy = -1;  // measured: a new stream reads -1 (no policy set)
+  CUlaunchMemSyncDomainMap mem_sync_domain_map{0, 1};
+  int mem_sync_domain = CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT;
 };
 
 struct Event {
@@ -115,6 +125,13 @@ class StreamTable {
   std::uint64_t next_seq() const { return next_seq_; }
   // Takes the next seq.
   std::uint64_t TakeSeq() { return next_seq_++; }
+  // Takes `n` consecutive stream ids of the driver's counter (Stream::public_id), returning the
+  // first: created streams take one each, contexts take the ids of their internal streams.
+  std::uint64_t TakePublicIds(std::uint64_t n) {
+    const std::uint64_t first = next_public_id_;
+    next_public_id_ += n;
+    return first;
+  }
 
   // --- streams ---
   Stream* FindStream(std::uint64_t id);
@@ -140,6 +157,7 @@ class StreamTable {
   StreamMap streams_;
   EventMap events_;
   std::uint64_t next_seq_ = 1;
+  std::uint64_t next_public_id_ = 1;
 };
 
 }  // namespace fakecuda
