@@ -246,6 +246,7 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
   if (original->owner_node != 0 || fakecuda::GraphHasConditional(st, *original)) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  graphs.SyncEmbedded(original->id);  // child nodes carry their embedded graphs as they are
   const std::vector<std::uint64_t> ids = original->nodes;
   std::map<std::uint64_t, std::uint64_t> fresh;
   for (std::uint64_t id : ids) fresh[id] = st->NewId();
@@ -255,9 +256,13 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
     GraphNode copy = graphs.node(id);
     copy.cloned_from = id;
     copy.id = fresh.at(id);
+    copy.embedded_graph = 0;  // the clone's node makes its own when asked
     for (std::uint64_t& d : copy.deps) d = fresh.at(d);
     graphs.AddNode(*clone, std::move(copy));
   }
+  // The clone owns references of its own to the original's user objects (UNMEASURED: the CUDA
+  // programming guide says a clone takes the original's references).
+  clone->user_refs = fakecuda::UserObjectRefs(original->user_refs);
   *phGraphClone = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, clone_id);
   return CUDA_SUCCESS;
 } catch (...) {

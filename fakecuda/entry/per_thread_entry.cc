@@ -136,3 +136,17 @@ FAKECUDA_PTSZ(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel,
               (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params))
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))
+// The upload stream is in the parameters: a copy with the per-thread stream resolved, whose
+// results are written back (graphx_entry.cc).
+extern "C" decltype(::cuGraphInstantiateWithParams_ptsz)
+    fakecuda_legacy_cuGraphInstantiateWithParams_ptsz __asm__("cuGraphInstantiateWithParams");
+extern "C" CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(
+    CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
+  if (params == nullptr) return fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, params);
+  CUDA_GRAPH_INSTANTIATE_PARAMS copy = *params;
+  copy.hUploadStream = PerThread(copy.hUploadStream);
+  const CUresult r = fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, &copy);
+  params->hErrNode_out = copy.hErrNode_out;
+  params->result_out = copy.result_out;
+  return r;
+}
