@@ -542,6 +542,15 @@ bool DeviceLaunchable(const std::vector<GraphNode>& nodes, std::uint64_t* bad, b
   return true;
 }
 
+// Shares the user object references of the child graph nodes among `nodes` (recursively).
+void AddChildRefs(const std::vector<GraphNode>& nodes, UserObjectRefs* refs, int depth) {
+  for (const GraphNode& n : nodes) {
+    if (n.type != CU_GRAPH_NODE_TYPE_GRAPH) continue;
+    refs->AddNested(n.child_refs);
+    if (n.child != nullptr && depth < 64) AddChildRefs(*n.child, refs, depth + 1);
+  }
+}
+
 }  // namespace
 
 CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGraph,
@@ -594,6 +603,10 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
           nullptr) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  // The user object references the executable graph will hold: the graph's and its child
+  // graphs' (released again if instantiation fails below).
+  UserObjectRefs refs(g->user_refs);
+  AddChildRefs(nodes, &refs, 0);
   nodes = FlattenChildGraphs(st, std::move(nodes));
   if (CUresult e = SnapshotConditionals(st, &nodes); e != CUDA_SUCCESS) return e;
   // Kahn's algorithm; among ready nodes the earliest (lowest id) goes first.
@@ -638,7 +651,7 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
   exec.graph_id = g->id;
   exec.order = std::move(order);
   exec.flags = flags & ~static_cast<std::uint64_t>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
-  if (!g->user_refs.empty()) exec.user_refs = std::make_shared<const UserObjectRefs>(g->user_refs);
+  if (!refs.empty()) exec.user_refs = std::make_shared<const UserObjectRefs>(std::move(refs));
   if (has_allocs) g->alloc_exec = exec.id;
   NoteLmemResizeToMax(st, *exec.order);
   *phGraphExec = EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);

@@ -232,6 +232,9 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGra
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_GRAPH;
   node.child = std::move(copy);
+  if (!child->user_refs.empty()) {
+    node.child_refs = std::make_shared<const fakecuda::UserObjectRefs>(child->user_refs);
+  }
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphAddChildGraphNode");

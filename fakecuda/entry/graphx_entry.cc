@@ -690,6 +690,12 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGra
         graphs.AddNode(*g, std::move(copy));
       }
     }
+    // The child graph's user object references move to the embedded graph (which is the
+    // child graph from now on; SyncEmbedded copies them back into the node).
+    if (GraphNode& node = graphs.mutable_node(node_id); node.child_refs != nullptr) {
+      g->user_refs = fakecuda::UserObjectRefs(*node.child_refs);
+      node.child_refs.reset();
+    }
     graphs.mutable_node(node_id).embedded_graph = graph_id;
     n = &graphs.mutable_node(node_id);
   }

@@ -93,7 +93,11 @@ void GraphModel::SyncEmbedded(std::uint64_t graph_id) {
     SyncEmbedded(embedded);
     auto copy = std::make_shared<std::vector<GraphNode>>();
     for (std::uint64_t id : e->second.nodes) copy->push_back(nodes_.at(id));
-    nodes_.at(node_id).child = std::move(copy);
+    GraphNode& node = nodes_.at(node_id);
+    node.child = std::move(copy);
+    node.child_refs = e->second.user_refs.empty()
+                          ? nullptr
+                          : std::make_shared<const UserObjectRefs>(e->second.user_refs);
   }
 }
 

@@ -90,6 +90,9 @@ struct GraphNode {
   // while it exists it is the child's truth, and `child` is refreshed from it
   // (GraphModel::SyncEmbedded) before anything reads `child`.
   std::uint64_t embedded_graph = 0;
+  // Child graph nodes: the user object references of the child graph, copied when the node was
+  // made (the CUDA programming guide: they belong to the child graph, not to the parent).
+  std::shared_ptr<const UserObjectRefs> child_refs;
   // Kernel nodes: the launch attributes set on the node (cuGraphKernelNodeSetAttribute).
   std::map<int, CUlaunchAttributeValue> attrs;
   // Kernel nodes: pointers into `params`, one per parameter, that cuGraphKernelNodeGetParams

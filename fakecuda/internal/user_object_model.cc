@@ -75,7 +75,8 @@ void ReleaseUserObject(UserObject& object, std::int64_t count) {
 
 std::uint64_t UserObjectDestructorsRun() { return Destructors().run(); }
 
-UserObjectRefs::UserObjectRefs(const UserObjectRefs& other) : refs_(other.refs_) {
+UserObjectRefs::UserObjectRefs(const UserObjectRefs& other)
+    : refs_(other.refs_), nested_(other.nested_) {
   for (auto& [id, held] : refs_) RetainUserObject(*held.first, held.second);
 }
 
@@ -83,7 +84,9 @@ UserObjectRefs& UserObjectRefs::operator=(UserObjectRefs&& other) noexcept {
   if (this != &other) {
     ReleaseAll();
     refs_ = std::move(other.refs_);
+    nested_ = std::move(other.nested_);
     other.refs_.clear();
+    other.nested_.clear();
   }
   return *this;
 }
@@ -93,6 +96,7 @@ UserObjectRefs::~UserObjectRefs() { ReleaseAll(); }
 void UserObjectRefs::ReleaseAll() {
   for (auto& [id, held] : refs_) ReleaseUserObject(*held.first, held.second);
   refs_.clear();
+  nested_.clear();
 }
 
 void UserObjectRefs::Add(std::shared_ptr<UserObject> object, std::int64_t count) {

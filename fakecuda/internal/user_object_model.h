@@ -26,6 +26,7 @@
 #include <memory>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace fakecuda {
 
@@ -48,8 +49,10 @@ class UserObjectRefs {
  public:
   UserObjectRefs() = default;
   UserObjectRefs(const UserObjectRefs& other);  // retains the same references again
-  UserObjectRefs(UserObjectRefs&& other) noexcept : refs_(std::move(other.refs_)) {
+  UserObjectRefs(UserObjectRefs&& other) noexcept
+      : refs_(std::move(other.refs_)), nested_(std::move(other.nested_)) {
     other.refs_.clear();
+    other.nested_.clear();
   }
   UserObjectRefs& operator=(const UserObjectRefs&) = delete;  // owns references
   UserObjectRefs& operator=(UserObjectRefs&& other) noexcept;
@@ -60,11 +63,16 @@ class UserObjectRefs {
   // Releases `count` of the references it holds to object `id`; false (nothing released) when
   // it holds fewer.
   bool Release(std::uint64_t id, std::int64_t count);
-  bool empty() const { return refs_.empty(); }
+  // Shares another holder's references (a child graph node's, held by an executable graph).
+  void AddNested(std::shared_ptr<const UserObjectRefs> refs) {
+    if (refs != nullptr) nested_.push_back(std::move(refs));
+  }
+  bool empty() const { return refs_.empty() && nested_.empty(); }
 
  private:
   void ReleaseAll();
   std::map<std::uint64_t, std::pair<std::shared_ptr<UserObject>, std::int64_t>> refs_;
+  std::vector<std::shared_ptr<const UserObjectRefs>> nested_;
 };
 
 // The live user objects of one driver, by handle. Thread-safety: none of its own; used under
