@@ -9,6 +9,7 @@
 // marked "UNMEASURED" follow cuda.h until its output is in docs/driver_facts.md ("Graph extras").
 #include <gtest/gtest.h>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -548,9 +549,104 @@ TEST_P(GraphxTest, BatchMemOpNodeWritesItsValues) {
   EXPECT_EQ(add(&n, g_, nullptr, 0, &p), CUDA_ERROR_INVALID_VALUE);
 }
 
+// --- fake only: what the real driver may crash on, and the fake's own choices ---
+
+class GraphxFakeTest : public GraphxTest {};
+
+std::atomic<bool> g_graphx_on_releasing_thread{false};
+std::atomic<int> g_graphx_thread_checked{0};
+pthread_t g_graphx_releasing_thread;
+void GraphxRecordThread(void*) {
+  g_graphx_on_releasing_thread = pthread_equal(pthread_self(), g_graphx_releasing_thread) != 0;
+  g_graphx_thread_checked.fetch_add(1);
+}
+
+// The fake's choice (cuda.h: "executed by a shared internal thread"): a destructor never runs
+// on the thread whose release dropped the last reference.
+TEST_P(GraphxFakeTest, UserObjectDestructorRunsOnADriverThread) {
+  auto create = GRAPHX_PROC(cuUserObjectCreate);
+  auto release = GRAPHX_PROC(cuUserObjectRelease);
+  ASSERT_NE(release, nullptr);
+  CUuserObject o = nullptr;
+  ASSERT_EQ(create(&o, nullptr, GraphxRecordThread, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC),
+            CUDA_SUCCESS);
+  g_graphx_thread_checked = 0;
+  g_graphx_releasing_thread = pthread_self();
+  ASSERT_EQ(release(o, 1), CUDA_SUCCESS);
+  EXPECT_EQ(GraphxWaitFor(g_graphx_thread_checked, 1), 1);
+  EXPECT_FALSE(g_graphx_on_releasing_thread.load());
+  // The handle is dead now.
+  EXPECT_EQ(release(o, 1), CUDA_ERROR_INVALID_VALUE);
+}
+
+// The fake's choice: an executable graph destroyed with a launch queued keeps its user object
+// references until that launch is done.
+TEST_P(GraphxFakeTest, QueuedLaunchKeepsTheUserObjectAlive) {
+  auto create = GRAPHX_PROC(cuUserObjectCreate);
+  auto graph_retain = GRAPHX_PROC(cuGraphRetainUserObject);
+  ASSERT_NE(graph_retain, nullptr);
+  std::atomic<int> destroyed{0};
+  CUuserObject o = nullptr;
+  ASSERT_EQ(create(&o, &destroyed, GraphxCountDestroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC),
+            CUDA_SUCCESS);
+  CUgraph g = nullptr;
+  ASSERT_EQ(api().cuGraphCreate(&g, 0), CUDA_SUCCESS);
+  CUDA_HOST_NODE_PARAMS hp{[](void*) { std::this_thread::sleep_for(
+                               std::chrono::milliseconds(100)); },
+                           nullptr};
+  CUgraphNode h = nullptr;
+  ASSERT_EQ(api().cuGraphAddHostNode(&h, g, nullptr, 0, &hp), CUDA_SUCCESS);
+  ASSERT_EQ(graph_retain(g, o, 1, CU_GRAPH_USER_OBJECT_MOVE), CUDA_SUCCESS);
+  CUgraphExec e = nullptr;
+  ASSERT_EQ(api().cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphLaunch(e, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuGraphExecDestroy(e), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  EXPECT_EQ(GraphxWaitFor(destroyed, 1), 1);
+}
+
+// The fake's answer to handles the real driver may crash on: CUDA_ERROR_INVALID_VALUE.
+TEST_P(GraphxFakeTest, GarbageHandlesAreInvalidValue) {
+  auto retain = GRAPHX_PROC(cuUserObjectRetain);
+  auto get_enabled = GRAPHX_PROC(cuGraphNodeGetEnabled);
+  auto get_flags = GRAPHX_PROC(cuGraphExecGetFlags);
+  auto host_get = GRAPHX_PROC(cuGraphHostNodeGetParams);
+  auto find = GRAPHX_PROC(cuGraphNodeFindInClone);
+  ASSERT_NE(find, nullptr);
+  const auto garbage = reinterpret_cast<CUgraphNode>(0x5a5a5a50);
+  EXPECT_EQ(retain(reinterpret_cast<CUuserObject>(0x5a5a5a80), 1), CUDA_ERROR_INVALID_VALUE);
+  unsigned on = 0;
+  EXPECT_EQ(get_enabled(reinterpret_cast<CUgraphExec>(0x5a5a5a70), garbage, &on),
+            CUDA_ERROR_INVALID_VALUE);
+  cuuint64_t flags = 0;
+  EXPECT_EQ(get_flags(reinterpret_cast<CUgraphExec>(0x5a5a5a70), &flags),
+            CUDA_ERROR_INVALID_VALUE);
+  CUDA_HOST_NODE_PARAMS hp{};
+  EXPECT_EQ(host_get(garbage, &hp), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode out = nullptr;
+  EXPECT_EQ(find(&out, garbage, g_), CUDA_ERROR_INVALID_VALUE);
+}
+
+// No external semaphore can be imported into the fake, so no such node can be made.
+TEST_P(GraphxFakeTest, ExternalSemaphoreNodesCannotBeMade) {
+  auto add = GRAPHX_PROC(cuGraphAddExternalSemaphoresSignalNode);
+  ASSERT_NE(add, nullptr);
+  CUexternalSemaphore none = nullptr;
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sv{};
+  CUDA_EXT_SEM_SIGNAL_NODE_PARAMS p{};
+  p.extSemArray = &none;
+  p.paramsArray = &sv;
+  p.numExtSems = 1;
+  CUgraphNode n = nullptr;
+  EXPECT_EQ(add(&n, g_, nullptr, 0, &p), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(add(&n, g_, nullptr, 0, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
 #undef GRAPHX_PROC
 
 CUHAL_INSTANTIATE_BACKEND_TEST(GraphxTest);
+CUHAL_INSTANTIATE_FAKE_ONLY_TEST(GraphxFakeTest);
 
 }  // namespace
 }  // namespace cuhal::testing
