@@ -386,6 +386,11 @@ CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_KERNEL;
   node.function_id = f->id;
+  // How the node was given, for cuGraphKernelNodeGetParams (graphx_entry.cc).
+  node.params_by_extra = nodeParams->kernelParams == nullptr && nodeParams->extra != nullptr;
+  if (nodeParams->func == nullptr && nodeParams->kern != nullptr) {
+    node.by_kernel = fakecuda::DecodeHandle(HandleKind::kKernel, nodeParams->kern);
+  }
   node.config = {{nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ},
                  {nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ},
                  nodeParams->sharedMemBytes};
@@ -635,14 +640,11 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
     }
   }
   if (order->size() != nodes.size()) {
-    // A cycle (cuGraphAddDependencies accepts them): the earliest node left on it (UNMEASURED
-    // which one the real driver names).
+    // A cycle (cuGraphAddDependencies accepts them): the latest node left on it (measured once,
+    // graphx_probe "instparams:errors": of a -> c -> a, c).
     *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
-    for (const auto& [id, deg] : indegree) {
-      if (deg > 0) {
-        *err_node = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, id);
-        break;
-      }
+    for (const auto& [id, deg] : indegree) {  // ascending ids: the last one left stays
+      if (deg > 0) *err_node = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, id);
     }
     return CUDA_ERROR_INVALID_VALUE;
   }

@@ -223,8 +223,20 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode) try {
   std::uint64_t graph_id = 0;
   const GraphNode* n = graphs.FindNode(hNode, &graph_id);
   if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (GraphState* g = fakecuda::GraphById(st, graph_id); g != nullptr && g->capture_id != 0) {
+  GraphState* g = fakecuda::GraphById(st, graph_id);
+  if (g != nullptr && g->capture_id != 0) {
     return CUDA_ERROR_INVALID_VALUE;  // a capture's graph (modelling choice)
+  }
+  // cuda.h: "Nodes which belong to a graph which contains allocation or free nodes cannot be
+  // destroyed." Measured 2026-12-06, H100 driver 580.159.04 (graphx_probe "mem:params": a free
+  // node): CUDA_ERROR_NOT_SUPPORTED.
+  if (g != nullptr) {
+    for (std::uint64_t id : g->nodes) {
+      const CUgraphNodeType t = graphs.node(id).type;
+      if (t == CU_GRAPH_NODE_TYPE_MEM_ALLOC || t == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
+    }
   }
   graphs.DestroyNode(n->id);
   return CUDA_SUCCESS;

@@ -8,9 +8,17 @@
 // cuGraphDebugDotPrint, the memory alloc/free node getters, cuGraphRemoveDependencies(_v2), batch
 // memory operation nodes and external semaphore nodes (which the fake cannot make: no semaphore
 // can be imported). State: GraphModel (fakecuda/internal/graph_model.h) and its user objects
-// (fakecuda/internal/user_object_model.h). What the real driver answers is probed by
-// ci/gpu-probes/graphx_probe.cc; docs/driver_facts.md ("Graph extras") says what was measured
-// and what is modelled from cuda.h alone (UNMEASURED in the comments below).
+// (fakecuda/internal/user_object_model.h). "Measured" below: an H100, driver 580.159.04,
+// 2026-12-06, ci/gpu-probes/graphx_probe.cc (ci/gpu-probes/results/2026-12-06-h100-graphx.real.txt);
+// docs/driver_facts.md ("Graph extras") lists what was measured and what is modelled from cuda.h
+// alone (UNMEASURED in the comments below).
+//
+// Measured: the user object calls, the node enable calls, the host / event / memory alloc node
+// getters, cuGraphDebugDotPrint and cuGraphAddBatchMemOpNode answer before cuInit as after it
+// (they check no initialization: GRAPHX_ENTER_NO_INIT); cuGraphExecGetFlags,
+// cuGraphInstantiateWithParams, cuGraphChildGraphNodeGetGraph, cuGraphNodeFindInClone and the
+// kernel node attribute calls answer CUDA_ERROR_NOT_INITIALIZED. Their unmeasured siblings (the
+// setters of the former, ...) follow them.
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +37,11 @@
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/user_object_model.h"
+
+// The prologue of the entry points that check no initialization (measured, see above).
+#define GRAPHX_ENTER_NO_INIT(name) \
+  FAKECUDA_ENTER_NOLOCK(name)      \
+  cuhal::MutexLock lock(st->mu);
 
 using fakecuda::DriverState;
 using fakecuda::GraphExecState;
@@ -55,8 +68,9 @@ GraphNode* FindIn(std::vector<GraphNode>& nodes, std::uint64_t id) {
   return nullptr;
 }
 
-// The executable graph's copy of node `handle` (a node of the graph it was made from), made
-// writable (copy on write: queued launches keep theirs), or null.
+// The executable graph's copy of node `handle` (a node of the graph it was made from, which must
+// still be there: measured for cuGraphNodeGetEnabled, CUDA_ERROR_INVALID_VALUE), made writable
+// (copy on write: queued launches keep theirs), or null.
 GraphNode* WritableExecCopy(GraphExecState& exec, CUgraphNode handle) {
   const std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, handle);
   if (id == 0) return nullptr;
@@ -69,9 +83,10 @@ GraphNode* WritableExecCopy(GraphExecState& exec, CUgraphNode handle) {
   return FindIn(const_cast<std::vector<GraphNode>&>(*exec.order), id);
 }
 
-const GraphNode* ExecCopy(const GraphExecState& exec, CUgraphNode handle) {
+const GraphNode* ExecCopy(DriverState* st, const GraphExecState& exec, CUgraphNode handle)
+    CUHAL_REQUIRES(st->mu) {
   const std::uint64_t id = DecodeHandle(HandleKind::kGraphNode, handle);
-  if (id == 0) return nullptr;
+  if (id == 0 || st->graphs().FindNode(handle) == nullptr) return nullptr;
   for (const GraphNode& n : *exec.order) {
     if (n.id == id) return &n;
   }
@@ -108,12 +123,17 @@ CUresult KernelFromParams(DriverState* st, const CUDA_KERNEL_NODE_PARAMS& p, Gra
   node->config = config;
   node->params = std::move(params);
   node->param_view.clear();
+  node->params_by_extra = p.kernelParams == nullptr && p.extra != nullptr;
+  node->by_kernel = p.func == nullptr && p.kern != nullptr
+                        ? DecodeHandle(HandleKind::kKernel, p.kern)
+                        : 0;
   return CUDA_SUCCESS;
 }
 
-// The kernel node attributes a graph node takes (cuda.h's "Valid for graph nodes"), and their
-// values before any is set (UNMEASURED: zero, a memory sync domain map of {0, 1} as streams
-// start with).
+// The kernel node attributes a graph node takes, and their values before any is set: measured
+// (ids 1, 2, 4, 5, 8, 9, 10, 13, 14; PREFERRED_CLUSTER_DIMENSION (11) and
+// NVLINK_UTIL_CENTRIC_SCHEDULING (16), which cuda.h calls valid for graph nodes, are
+// CUDA_ERROR_INVALID_VALUE; all zero but the memory sync domain map, {0, 1}).
 bool NodeAttribute(int id) {
   switch (id) {
     case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
@@ -123,9 +143,8 @@ bool NodeAttribute(int id) {
     case CU_LAUNCH_ATTRIBUTE_PRIORITY:
     case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
     case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
-    case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
     case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
-    case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+    case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
       return true;
     default:
       return false;
@@ -139,9 +158,36 @@ CUlaunchAttributeValue DefaultAttribute(int id) {
   return v;
 }
 
-// Checks a value for attribute `id` (UNMEASURED beyond the enum ranges cuda.h gives).
-CUresult CheckAttribute(int id, const CUlaunchAttributeValue& v) {
+// Checks a value for attribute `id` of kernel node `n` and makes it the value stored. Measured: a
+// hit ratio above 1 and a memory sync domain of 7 are CUDA_ERROR_INVALID_VALUE; a cluster
+// dimension the grid is not a multiple of is CUDA_ERROR_INVALID_CLUSTER_SIZE (0 x 0 x 0 clears
+// it); a priority is clamped into the device's range ([-5, 0]: 100 reads back 0); a device-
+// updatable node gets a device node handle. Other ranges: UNMEASURED (the enums of cuda.h).
+CUresult CheckAttribute(int id, const GraphNode& n, CUlaunchAttributeValue* value) {
+  CUlaunchAttributeValue& v = *value;
   switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+      v.priority = std::clamp(v.priority, -5, 0);  // cuCtxGetStreamPriorityRange (context_entry)
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+      const unsigned x = v.clusterDim.x, y = v.clusterDim.y, z = v.clusterDim.z;
+      if (x == 0 && y == 0 && z == 0) return CUDA_SUCCESS;
+      if (x == 0 || y == 0 || z == 0 || n.config.grid.x % x != 0 || n.config.grid.y % y != 0 ||
+          n.config.grid.z % z != 0) {
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+      }
+      return CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+      v.deviceUpdatableKernelNode.devNode =
+          v.deviceUpdatableKernelNode.deviceUpdatable != 0
+              ? EncodeHandle<CUgraphDeviceNode>(HandleKind::kGraphNode, n.id)
+              : nullptr;
+      return CUDA_SUCCESS;
+    case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      return v.sharedMemCarveout <= 100 || v.sharedMemCarveout == static_cast<unsigned>(-1)
+                 ? CUDA_SUCCESS
+                 : CUDA_ERROR_INVALID_VALUE;
     case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
       const float ratio = v.accessPolicyWindow.hitRatio;
       if (!(ratio >= 0.0f && ratio <= 1.0f)) return CUDA_ERROR_INVALID_VALUE;
@@ -232,14 +278,13 @@ CUresult BatchMemOpOp(DriverState* st, const GraphNode& n, Op* op) {
 
 namespace {
 
-// Checks batch memory operation node parameters (UNMEASURED: cuda.h's rules: a context, a
-// nonzero count, known operations, aligned addresses, flags 0).
+// Checks batch memory operation node parameters. Measured: no operations is accepted; a null
+// array (of 2), flags 1, a null context (with one current) and operation 99 are
+// CUDA_ERROR_INVALID_VALUE. Aligned known addresses: UNMEASURED (cuda.h).
 CUresult CheckBatch(DriverState* st, const CUDA_BATCH_MEM_OP_NODE_PARAMS& p)
     CUHAL_REQUIRES(st->mu) {
-  if (p.count == 0 || p.paramArray == nullptr || p.flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  if (p.ctx == nullptr ? st->CurrentContext() == nullptr : st->FindContext(p.ctx) == nullptr) {
-    return CUDA_ERROR_INVALID_CONTEXT;
-  }
+  if ((p.count != 0 && p.paramArray == nullptr) || p.flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (p.ctx == nullptr || st->FindContext(p.ctx) == nullptr) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < p.count; ++i) {
     const CUstreamBatchMemOpParams& op = p.paramArray[i];
     int type = 0;
@@ -269,7 +314,8 @@ CUresult CheckBatch(DriverState* st, const CUDA_BATCH_MEM_OP_NODE_PARAMS& p)
 }
 
 void SetBatch(GraphNode* n, const CUDA_BATCH_MEM_OP_NODE_PARAMS& p) {
-  n->batch_ops.assign(p.paramArray, p.paramArray + p.count);
+  n->batch_ops.clear();
+  if (p.count != 0) n->batch_ops.assign(p.paramArray, p.paramArray + p.count);
   n->batch_flags = p.flags;
   n->batch_ctx = p.ctx;
 }
@@ -283,8 +329,9 @@ extern "C" {
 
 CUresult CUDAAPI cuUserObjectCreate(CUuserObject* object_out, void* ptr, CUhostFn destroy,
                                     unsigned int initialRefcount, unsigned int flags) try {
-  FAKECUDA_ENTER(cuUserObjectCreate)
-  if (object_out == nullptr || destroy == nullptr || !fakecuda::ValidCount(initialRefcount) ||
+  GRAPHX_ENTER_NO_INIT(cuUserObjectCreate)
+  // Measured: a count above INT_MAX is accepted here (not by Retain/Release); 0 is refused.
+  if (object_out == nullptr || destroy == nullptr || initialRefcount == 0 ||
       flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -295,7 +342,7 @@ CUresult CUDAAPI cuUserObjectCreate(CUuserObject* object_out, void* ptr, CUhostF
 }
 
 CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count) try {
-  FAKECUDA_ENTER(cuUserObjectRetain)
+  GRAPHX_ENTER_NO_INIT(cuUserObjectRetain)
   std::shared_ptr<fakecuda::UserObject> o = st->graphs().user_objects().Find(object);
   if (o == nullptr || !fakecuda::ValidCount(count)) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::RetainUserObject(*o, count);
@@ -304,14 +351,16 @@ CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count) try
   return ::fakecuda::EntryFailed("cuUserObjectRetain");
 }
 
-// Releasing more references than the object has is undefined (cuda.h); the fake releases what
-// is left (the destructor runs once).
+// Measured: the destructor of the last reference runs inside this call, on the caller's thread
+// (the driver lock released first, so it may call the driver).
 CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count) try {
-  FAKECUDA_ENTER(cuUserObjectRelease)
+  GRAPHX_ENTER_NO_INIT(cuUserObjectRelease)
   std::shared_ptr<fakecuda::UserObject> o = st->graphs().user_objects().Find(object);
   if (o == nullptr || !fakecuda::ValidCount(count)) return CUDA_ERROR_INVALID_VALUE;
-  const std::int64_t left = o->refs.load();
-  fakecuda::ReleaseUserObject(*o, std::min<std::int64_t>(count, left));
+  if (fakecuda::DropUserObjectRefs(*o, count)) {
+    lock.Unlock();
+    o->destroy(o->ptr);
+  }
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuUserObjectRelease");
@@ -319,7 +368,7 @@ CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count) tr
 
 CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
                                          unsigned int flags) try {
-  FAKECUDA_ENTER(cuGraphRetainUserObject)
+  GRAPHX_ENTER_NO_INIT(cuGraphRetainUserObject)
   GraphState* g = st->graphs().FindGraph(graph);
   std::shared_ptr<fakecuda::UserObject> o = st->graphs().user_objects().Find(object);
   if (g == nullptr || o == nullptr || !fakecuda::ValidCount(count) ||
@@ -334,17 +383,18 @@ CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, uns
   return ::fakecuda::EntryFailed("cuGraphRetainUserObject");
 }
 
-// Releasing more references than the graph holds: CUDA_ERROR_INVALID_VALUE, nothing released
-// (UNMEASURED).
+// Measured: releasing more than the graph holds, or an object it holds nothing of, succeeds and
+// takes the object's count down by `count` (user_object_model.h).
 CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object,
                                           unsigned int count) try {
-  FAKECUDA_ENTER(cuGraphReleaseUserObject)
+  GRAPHX_ENTER_NO_INIT(cuGraphReleaseUserObject)
   GraphState* g = st->graphs().FindGraph(graph);
   std::shared_ptr<fakecuda::UserObject> o = st->graphs().user_objects().Find(object);
   if (g == nullptr || o == nullptr || !fakecuda::ValidCount(count)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return g->user_refs.Release(o->id, count) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  g->user_refs.Release(o, count);
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphReleaseUserObject");
 }
@@ -353,10 +403,10 @@ CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object,
 
 CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode,
                                        unsigned int isEnabled) try {
-  FAKECUDA_ENTER(cuGraphNodeSetEnabled)
+  GRAPHX_ENTER_NO_INIT(cuGraphNodeSetEnabled)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode* seen = fakecuda::ExecCopy(*exec, hNode);
+  const GraphNode* seen = fakecuda::ExecCopy(st, *exec, hNode);
   if (seen == nullptr || !fakecuda::EnableableType(seen->type)) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::WritableExecCopy(*exec, hNode)->disabled = isEnabled == 0;
   return CUDA_SUCCESS;
@@ -366,10 +416,10 @@ CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
 
 CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode,
                                        unsigned int* isEnabled) try {
-  FAKECUDA_ENTER(cuGraphNodeGetEnabled)
+  GRAPHX_ENTER_NO_INIT(cuGraphNodeGetEnabled)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || isEnabled == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode* n = fakecuda::ExecCopy(*exec, hNode);
+  const GraphNode* n = fakecuda::ExecCopy(st, *exec, hNode);
   if (n == nullptr || !fakecuda::EnableableType(n->type)) return CUDA_ERROR_INVALID_VALUE;
   *isEnabled = n->disabled ? 0 : 1;
   return CUDA_SUCCESS;
@@ -381,7 +431,10 @@ CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) 
   FAKECUDA_ENTER(cuGraphExecGetFlags)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *flags = exec->flags;
+  // Measured: AUTO_FREE_ON_LAUNCH and DEVICE_LAUNCH are reported, USE_NODE_PRIORITY (and UPLOAD,
+  // cuda.h) are not.
+  *flags = exec->flags & (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+                          CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH);
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecGetFlags");
@@ -399,6 +452,8 @@ CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph 
       CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
       CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
   if ((p.flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: with no current context, CUDA_ERROR_INVALID_CONTEXT (result ERROR).
+  if (st->CurrentContext() == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   fakecuda::Stream* upload = nullptr;
   if ((p.flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) != 0) {
     CUresult err = CUDA_SUCCESS;
@@ -423,7 +478,7 @@ CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph 
 
 CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
                                           CUDA_HOST_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphHostNodeGetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphHostNodeGetParams)
   const GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_HOST);
   if (n == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   nodeParams->fn = n->host_fn;
@@ -435,7 +490,7 @@ CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
 
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,
                                           const CUDA_HOST_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphHostNodeSetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphHostNodeSetParams)
   GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_HOST);
   if (n == nullptr || nodeParams == nullptr || nodeParams->fn == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
@@ -449,12 +504,12 @@ CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,
 
 CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                               const CUDA_HOST_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphExecHostNodeSetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphExecHostNodeSetParams)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || nodeParams == nullptr || nodeParams->fn == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  const GraphNode* seen = fakecuda::ExecCopy(*exec, hNode);
+  const GraphNode* seen = fakecuda::ExecCopy(st, *exec, hNode);
   if (seen == nullptr || seen->type != CU_GRAPH_NODE_TYPE_HOST) return CUDA_ERROR_INVALID_VALUE;
   GraphNode* n = fakecuda::WritableExecCopy(*exec, hNode);
   n->host_fn = nodeParams->fn;
@@ -476,10 +531,12 @@ CUresult GetNodeEvent(DriverState* st, CUgraphNode hNode, CUgraphNodeType type, 
   return CUDA_SUCCESS;
 }
 
+// Measured: only a null event is refused; a destroyed event, or garbage, is taken (a launch then
+// fails on it, graph_entry.cc).
 CUresult SetNodeEvent(DriverState* st, CUgraphNode hNode, CUgraphNodeType type, CUevent event)
     CUHAL_REQUIRES(st->mu) {
   GraphNode* n = fakecuda::NodeOfType(st, hNode, type);
-  if (n == nullptr || st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (n == nullptr || event == nullptr) return CUDA_ERROR_INVALID_VALUE;
   n->event = event;
   return CUDA_SUCCESS;
 }
@@ -487,8 +544,8 @@ CUresult SetNodeEvent(DriverState* st, CUgraphNode hNode, CUgraphNodeType type, 
 CUresult ExecSetNodeEvent(DriverState* st, CUgraphExec hGraphExec, CUgraphNode hNode,
                           CUgraphNodeType type, CUevent event) CUHAL_REQUIRES(st->mu) {
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
-  if (exec == nullptr || st->FindEvent(event) == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode* seen = fakecuda::ExecCopy(*exec, hNode);
+  if (exec == nullptr || event == nullptr) return CUDA_ERROR_INVALID_VALUE;  // as SetNodeEvent
+  const GraphNode* seen = fakecuda::ExecCopy(st, *exec, hNode);
   if (seen == nullptr || seen->type != type) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::WritableExecCopy(*exec, hNode)->event = event;
   return CUDA_SUCCESS;
@@ -497,28 +554,28 @@ CUresult ExecSetNodeEvent(DriverState* st, CUgraphExec hGraphExec, CUgraphNode h
 }  // namespace
 
 CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent* event_out) try {
-  FAKECUDA_ENTER(cuGraphEventRecordNodeGetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphEventRecordNodeGetEvent)
   return GetNodeEvent(st, hNode, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event_out);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphEventRecordNodeGetEvent");
 }
 
 CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) try {
-  FAKECUDA_ENTER(cuGraphEventRecordNodeSetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphEventRecordNodeSetEvent)
   return SetNodeEvent(st, hNode, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphEventRecordNodeSetEvent");
 }
 
 CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent* event_out) try {
-  FAKECUDA_ENTER(cuGraphEventWaitNodeGetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphEventWaitNodeGetEvent)
   return GetNodeEvent(st, hNode, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event_out);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphEventWaitNodeGetEvent");
 }
 
 CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) try {
-  FAKECUDA_ENTER(cuGraphEventWaitNodeSetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphEventWaitNodeSetEvent)
   return SetNodeEvent(st, hNode, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphEventWaitNodeSetEvent");
@@ -526,7 +583,7 @@ CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) 
 
 CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode,
                                                     CUevent event) try {
-  FAKECUDA_ENTER(cuGraphExecEventRecordNodeSetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphExecEventRecordNodeSetEvent)
   return ExecSetNodeEvent(st, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecEventRecordNodeSetEvent");
@@ -534,7 +591,7 @@ CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgr
 
 CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode,
                                                   CUevent event) try {
-  FAKECUDA_ENTER(cuGraphExecEventWaitNodeSetEvent)
+  GRAPHX_ENTER_NO_INIT(cuGraphExecEventWaitNodeSetEvent)
   return ExecSetNodeEvent(st, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecEventWaitNodeSetEvent");
@@ -565,8 +622,9 @@ CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAt
   if (n == nullptr || value == nullptr || !fakecuda::NodeAttribute(id)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (CUresult e = fakecuda::CheckAttribute(id, *value); e != CUDA_SUCCESS) return e;
-  n->attrs[id] = *value;
+  CUlaunchAttributeValue v = *value;
+  if (CUresult e = fakecuda::CheckAttribute(id, *n, &v); e != CUDA_SUCCESS) return e;
+  n->attrs[id] = v;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphKernelNodeSetAttribute");
@@ -598,12 +656,22 @@ CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode,
   p.blockDimY = n->config.block.y;
   p.blockDimZ = n->config.block.z;
   p.sharedMemBytes = n->config.shared_mem_bytes;
-  // The parameters as the node holds them: one pointer per parameter into its packed copy,
-  // valid until the node changes (UNMEASURED whether the real driver hands out its copy).
+  // Measured: the function's context, the kernel when the node was given one as `kern`, and the
+  // parameters in the form they were given: `kernelParams` (pointers into the node's own copy,
+  // not the caller's array) or `extra` (the node's own buffer). Valid until the node changes.
   fakecuda::ModuleModel& m = fakecuda::Modules(st);
   auto f = m.functions.find(n->function_id);
   if (f != m.functions.end()) {
-    n->param_view.clear();
+    p.ctx = fakecuda::EncodeHandle<CUcontext>(HandleKind::kContext, f->second.ctx_id);
+  }
+  if (n->by_kernel != 0) p.kern = fakecuda::EncodeHandle<CUkernel>(HandleKind::kKernel, n->by_kernel);
+  n->param_view.clear();
+  if (n->params_by_extra) {
+    n->extra_size = n->params.size();
+    n->param_view = {CU_LAUNCH_PARAM_BUFFER_POINTER, n->params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &n->extra_size, CU_LAUNCH_PARAM_END};
+    p.extra = n->param_view.data();
+  } else if (f != m.functions.end()) {
     for (const fakecuda::KernelParamInfo& info : f->second.kernel.params) {
       n->param_view.push_back(info.offset < n->params.size() ? n->params.data() + info.offset
                                                              : nullptr);
@@ -726,7 +794,9 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgr
 // --- clones, DOT ---
 
 // The node of `hClonedGraph` copied from `hOriginalNode` by cuGraphClone (or by the embedded
-// graph of a child graph node); a node of the graph itself is its own answer (UNMEASURED).
+// graph of a child graph node). Measured: a node of the clone itself, of the original graph, one
+// added after cloning, or the original of a clone's clone are CUDA_ERROR_INVALID_VALUE with
+// *phNode written (null here).
 CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode,
                                         CUgraph hClonedGraph) try {
   FAKECUDA_ENTER(cuGraphNodeFindInClone)
@@ -740,10 +810,7 @@ CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOrigin
       return CUDA_SUCCESS;
     }
   }
-  if (graphs.NodeIn(original, clone->id)) {
-    *phNode = hOriginalNode;
-    return CUDA_SUCCESS;
-  }
+  *phNode = nullptr;
   return CUDA_ERROR_INVALID_VALUE;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphNodeFindInClone");
@@ -752,7 +819,7 @@ CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOrigin
 // Writes a DOT description of the graph to `path` (any flags). A file that cannot be written:
 // CUDA_ERROR_OPERATING_SYSTEM (UNMEASURED).
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int flags) try {
-  FAKECUDA_ENTER(cuGraphDebugDotPrint)
+  GRAPHX_ENTER_NO_INIT(cuGraphDebugDotPrint)
   (void)flags;
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
@@ -778,7 +845,7 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned
 
 CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
                                               CUDA_MEM_ALLOC_NODE_PARAMS* params_out) try {
-  FAKECUDA_ENTER(cuGraphMemAllocNodeGetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphMemAllocNodeGetParams)
   GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
   if (n == nullptr || params_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUDA_MEM_ALLOC_NODE_PARAMS& p = *params_out;
@@ -786,7 +853,9 @@ CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
   p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   p.poolProps.location.id = n->alloc_device;
-  p.accessDescs = n->alloc_access.empty() ? nullptr : n->alloc_access.data();
+  // Measured: a pointer even without descriptors (the node's own array).
+  static CUmemAccessDesc no_access{};
+  p.accessDescs = n->alloc_access.empty() ? &no_access : n->alloc_access.data();
   p.accessDescCount = n->alloc_access.size();
   p.bytesize = n->alloc_bytes;
   p.dptr = n->alloc_dptr;
@@ -796,7 +865,7 @@ CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
 }
 
 CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dptr_out) try {
-  FAKECUDA_ENTER(cuGraphMemFreeNodeGetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphMemFreeNodeGetParams)
   const GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_MEM_FREE);
   if (n == nullptr || dptr_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *dptr_out = n->alloc_dptr;
@@ -807,8 +876,9 @@ CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dpt
 
 // --- removing dependencies ---
 
-// Every pair is checked before any edge goes: both nodes of the graph, the edge there, edge data
-// (when given) the default; otherwise CUDA_ERROR_INVALID_VALUE and nothing changes (UNMEASURED).
+// Measured: pairs are removed in order, and the first absent edge (or a node of another graph)
+// ends the call with CUDA_ERROR_INVALID_VALUE, the edges before it removed; edge data of another
+// type removes the default edge; reserved bytes set are refused. Ports: UNMEASURED (refused).
 CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode* from,
                                            const CUgraphNode* to, const CUgraphEdgeData* edgeData,
                                            size_t numDependencies) try {
@@ -818,25 +888,21 @@ CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode* fr
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (numDependencies == 0) return CUDA_SUCCESS;
   if (from == nullptr || to == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;
   for (size_t i = 0; i < numDependencies; ++i) {
     const std::uint64_t a = fakecuda::DecodeHandle(HandleKind::kGraphNode, from[i]);
     const std::uint64_t b = fakecuda::DecodeHandle(HandleKind::kGraphNode, to[i]);
     if (!graphs.NodeIn(a, g->id) || !graphs.NodeIn(b, g->id)) return CUDA_ERROR_INVALID_VALUE;
     if (edgeData != nullptr) {
       const CUgraphEdgeData& e = edgeData[i];
-      if (e.from_port != 0 || e.to_port != 0 || e.type != 0 || e.reserved[0] != 0 ||
-          e.reserved[1] != 0 || e.reserved[2] != 0 || e.reserved[3] != 0) {
+      if (e.from_port != 0 || e.to_port != 0 || e.reserved[0] != 0 || e.reserved[1] != 0 ||
+          e.reserved[2] != 0 || e.reserved[3] != 0) {
         return CUDA_ERROR_INVALID_VALUE;
       }
     }
-    const std::vector<std::uint64_t>& deps = graphs.node(b).deps;
-    if (std::find(deps.begin(), deps.end(), a) == deps.end()) return CUDA_ERROR_INVALID_VALUE;
-    edges.emplace_back(a, b);
-  }
-  for (const auto& [a, b] : edges) {
     std::vector<std::uint64_t>& deps = graphs.mutable_node(b).deps;
-    deps.erase(std::remove(deps.begin(), deps.end(), a), deps.end());
+    auto it = std::find(deps.begin(), deps.end(), a);
+    if (it == deps.end()) return CUDA_ERROR_INVALID_VALUE;
+    deps.erase(it);
   }
   return CUDA_SUCCESS;
 } catch (...) {
@@ -857,7 +923,7 @@ CUresult CUDAAPI FakecudaGraphRemoveDependenciesV1(CUgraph hGraph, const CUgraph
 CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                           const CUgraphNode* dependencies, size_t numDependencies,
                                           const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphAddBatchMemOpNode)
+  GRAPHX_ENTER_NO_INIT(cuGraphAddBatchMemOpNode)
   if (phGraphNode == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (st->graphs().FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckBatch(st, *nodeParams); e != CUDA_SUCCESS) return e;
@@ -871,7 +937,7 @@ CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode* phGraphNode, CUgraph hGra
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
                                                 CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams_out) try {
-  FAKECUDA_ENTER(cuGraphBatchMemOpNodeGetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphBatchMemOpNodeGetParams)
   GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
   if (n == nullptr || nodeParams_out == nullptr) return CUDA_ERROR_INVALID_VALUE;
   nodeParams_out->ctx = n->batch_ctx;
@@ -885,7 +951,7 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
                                                 const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphBatchMemOpNodeSetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphBatchMemOpNodeSetParams)
   GraphNode* n = fakecuda::NodeOfType(st, hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
   if (n == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::CheckBatch(st, *nodeParams); e != CUDA_SUCCESS) return e;
@@ -895,19 +961,19 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
   return ::fakecuda::EntryFailed("cuGraphBatchMemOpNodeSetParams");
 }
 
-// cuda.h: the number of operations cannot grow past what was instantiated (UNMEASURED: more is
-// CUDA_ERROR_INVALID_VALUE).
+// Measured: fewer (1 of 2) or more (3) operations than instantiated are CUDA_ERROR_INVALID_VALUE;
+// the same number: UNMEASURED (taken).
 CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(
     CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS* nodeParams) try {
-  FAKECUDA_ENTER(cuGraphExecBatchMemOpNodeSetParams)
+  GRAPHX_ENTER_NO_INIT(cuGraphExecBatchMemOpNodeSetParams)
   GraphExecState* exec = st->graphs().FindExec(hGraphExec);
   if (exec == nullptr || nodeParams == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const GraphNode* seen = fakecuda::ExecCopy(*exec, hNode);
+  const GraphNode* seen = fakecuda::ExecCopy(st, *exec, hNode);
   if (seen == nullptr || seen->type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (CUresult e = fakecuda::CheckBatch(st, *nodeParams); e != CUDA_SUCCESS) return e;
-  if (nodeParams->count > seen->batch_ops.size()) return CUDA_ERROR_INVALID_VALUE;
+  if (nodeParams->count != seen->batch_ops.size()) return CUDA_ERROR_INVALID_VALUE;
   fakecuda::SetBatch(fakecuda::WritableExecCopy(*exec, hNode), *nodeParams);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -915,40 +981,100 @@ CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(
 }
 
 // --- external semaphore nodes ---
-// The fake imports no external semaphore, so no such node can be made: a valid call fails at
-// its semaphores (CUDA_ERROR_INVALID_HANDLE, UNMEASURED), and the getters and setters find no
-// node of their type (CUDA_ERROR_INVALID_VALUE).
+// Measured: a node of no semaphores, and one naming a null semaphore, is made (the real driver
+// checks no semaphore handle here; it crashed on a null semaphore array). The fake imports no
+// external semaphore and does not run these nodes: a graph holding one is refused at launch
+// (CUDA_ERROR_NOT_SUPPORTED, graph_entry.cc, as for nodes made with cuGraphAddNode). Null arrays
+// with a nonzero count: CUDA_ERROR_INVALID_VALUE (the real driver crashes). The getters hand out the node's own
+// arrays; the setters replace them (executable graph: the same count, UNMEASURED).
+
+}  // extern "C"
 
 namespace {
 
-CUresult AddExtSemNode(DriverState* st, CUgraphNode* out, CUgraph graph, const CUgraphNode* deps,
-                       size_t num_deps, const void* params, const CUexternalSemaphore* sems,
-                       unsigned count, const void* values) CUHAL_REQUIRES(st->mu) {
-  if (out == nullptr || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  GraphState* g = st->graphs().FindGraph(graph);
-  if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (num_deps > 0 && deps == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (count == 0 || sems == nullptr || values == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_INVALID_HANDLE;
+template <typename Params>
+CUresult ExtSemParams(const Params* p) {
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (p->numExtSems != 0 && (p->extSemArray == nullptr || p->paramsArray == nullptr)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
 }
 
-CUresult NoExtSemNode(DriverState* st, CUgraphNode hNode, const void* params)
+void SetExtSem(GraphNode* n, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS& p) {
+  n->ext_sems.assign(p.extSemArray, p.extSemArray + p.numExtSems);
+  n->ext_signal.assign(p.paramsArray, p.paramsArray + p.numExtSems);
+}
+void SetExtSem(GraphNode* n, const CUDA_EXT_SEM_WAIT_NODE_PARAMS& p) {
+  n->ext_sems.assign(p.extSemArray, p.extSemArray + p.numExtSems);
+  n->ext_wait.assign(p.paramsArray, p.paramsArray + p.numExtSems);
+}
+
+void GetExtSem(GraphNode* n, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* p) {
+  p->extSemArray = n->ext_sems.data();
+  p->paramsArray = n->ext_signal.data();
+  p->numExtSems = static_cast<unsigned>(n->ext_sems.size());
+}
+void GetExtSem(GraphNode* n, CUDA_EXT_SEM_WAIT_NODE_PARAMS* p) {
+  p->extSemArray = n->ext_sems.data();
+  p->paramsArray = n->ext_wait.data();
+  p->numExtSems = static_cast<unsigned>(n->ext_sems.size());
+}
+
+template <typename Params>
+CUresult AddExtSemNode(DriverState* st, CUgraphNodeType type, CUgraphNode* out, CUgraph graph,
+                       const CUgraphNode* deps, size_t num_deps, const Params* params)
     CUHAL_REQUIRES(st->mu) {
-  (void)st->graphs().FindNode(hNode);
-  (void)params;
-  return CUDA_ERROR_INVALID_VALUE;
+  if (out == nullptr || st->graphs().FindGraph(graph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = ExtSemParams(params); e != CUDA_SUCCESS) return e;
+  GraphNode node;
+  node.type = type;
+  SetExtSem(&node, *params);
+  return fakecuda::AddNode(st, out, graph, deps, num_deps, std::move(node));
+}
+
+template <typename Params>
+CUresult GetExtSemNode(DriverState* st, CUgraphNodeType type, CUgraphNode hNode, Params* out)
+    CUHAL_REQUIRES(st->mu) {
+  GraphNode* n = fakecuda::NodeOfType(st, hNode, type);
+  if (n == nullptr || out == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  GetExtSem(n, out);
+  return CUDA_SUCCESS;
+}
+
+template <typename Params>
+CUresult SetExtSemNode(DriverState* st, CUgraphNodeType type, CUgraphNode hNode,
+                       const Params* params) CUHAL_REQUIRES(st->mu) {
+  GraphNode* n = fakecuda::NodeOfType(st, hNode, type);
+  if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = ExtSemParams(params); e != CUDA_SUCCESS) return e;
+  SetExtSem(n, *params);
+  return CUDA_SUCCESS;
+}
+
+template <typename Params>
+CUresult ExecSetExtSemNode(DriverState* st, CUgraphNodeType type, CUgraphExec hGraphExec,
+                           CUgraphNode hNode, const Params* params) CUHAL_REQUIRES(st->mu) {
+  GraphExecState* exec = st->graphs().FindExec(hGraphExec);
+  if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const GraphNode* seen = fakecuda::ExecCopy(st, *exec, hNode);
+  if (seen == nullptr || seen->type != type) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult e = ExtSemParams(params); e != CUDA_SUCCESS) return e;
+  if (params->numExtSems != seen->ext_sems.size()) return CUDA_ERROR_INVALID_VALUE;
+  SetExtSem(fakecuda::WritableExecCopy(*exec, hNode), *params);
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
+
+extern "C" {
 
 CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(
     CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
     size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphAddExternalSemaphoresSignalNode)
-  return AddExtSemNode(st, phGraphNode, hGraph, dependencies, numDependencies, nodeParams,
-                       nodeParams ? nodeParams->extSemArray : nullptr,
-                       nodeParams ? nodeParams->numExtSems : 0,
-                       nodeParams ? nodeParams->paramsArray : nullptr);
+  return AddExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL, phGraphNode, hGraph,
+                       dependencies, numDependencies, nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphAddExternalSemaphoresSignalNode");
 }
@@ -957,10 +1083,8 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(
     CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
     size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphAddExternalSemaphoresWaitNode)
-  return AddExtSemNode(st, phGraphNode, hGraph, dependencies, numDependencies, nodeParams,
-                       nodeParams ? nodeParams->extSemArray : nullptr,
-                       nodeParams ? nodeParams->numExtSems : 0,
-                       nodeParams ? nodeParams->paramsArray : nullptr);
+  return AddExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT, phGraphNode, hGraph, dependencies,
+                       numDependencies, nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphAddExternalSemaphoresWaitNode");
 }
@@ -968,7 +1092,7 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(
     CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* params_out) try {
   FAKECUDA_ENTER(cuGraphExternalSemaphoresSignalNodeGetParams)
-  return NoExtSemNode(st, hNode, params_out);
+  return GetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL, hNode, params_out);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExternalSemaphoresSignalNodeGetParams");
 }
@@ -976,7 +1100,7 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(
     CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphExternalSemaphoresSignalNodeSetParams)
-  return NoExtSemNode(st, hNode, nodeParams);
+  return SetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL, hNode, nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExternalSemaphoresSignalNodeSetParams");
 }
@@ -984,7 +1108,7 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(
     CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS* params_out) try {
   FAKECUDA_ENTER(cuGraphExternalSemaphoresWaitNodeGetParams)
-  return NoExtSemNode(st, hNode, params_out);
+  return GetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT, hNode, params_out);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExternalSemaphoresWaitNodeGetParams");
 }
@@ -992,7 +1116,7 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(
     CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphExternalSemaphoresWaitNodeSetParams)
-  return NoExtSemNode(st, hNode, nodeParams);
+  return SetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT, hNode, nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExternalSemaphoresWaitNodeSetParams");
 }
@@ -1001,8 +1125,8 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(
     CUgraphExec hGraphExec, CUgraphNode hNode,
     const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphExecExternalSemaphoresSignalNodeSetParams)
-  (void)hGraphExec;
-  return NoExtSemNode(st, hNode, nodeParams);
+  return ExecSetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL, hGraphExec, hNode,
+                           nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecExternalSemaphoresSignalNodeSetParams");
 }
@@ -1010,8 +1134,7 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(
 CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(
     CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS* nodeParams) try {
   FAKECUDA_ENTER(cuGraphExecExternalSemaphoresWaitNodeSetParams)
-  (void)hGraphExec;
-  return NoExtSemNode(st, hNode, nodeParams);
+  return ExecSetExtSemNode(st, CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT, hGraphExec, hNode, nodeParams);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphExecExternalSemaphoresWaitNodeSetParams");
 }

@@ -95,11 +95,21 @@ struct GraphNode {
   std::shared_ptr<const UserObjectRefs> child_refs;
   // Kernel nodes: the launch attributes set on the node (cuGraphKernelNodeSetAttribute).
   std::map<int, CUlaunchAttributeValue> attrs;
-  // Kernel nodes: pointers into `params`, one per parameter, that cuGraphKernelNodeGetParams
-  // returns (valid until the node changes).
+  // Kernel nodes: pointers into `params`, one per parameter, or the `extra` array, that
+  // cuGraphKernelNodeGetParams returns (valid until the node changes); whether the parameters
+  // came as `extra` (then handed back so, measured), its size word, and the library kernel the
+  // node was given as `kern` (0: none; handed back, measured).
   std::vector<void*> param_view;
+  bool params_by_extra = false;
+  std::size_t extra_size = 0;
+  std::uint64_t by_kernel = 0;
   // Memory alloc nodes: the access descriptors given when it was added.
   std::vector<CUmemAccessDesc> alloc_access;
+  // External semaphore signal / wait nodes: the semaphores and their parameters (one of the two
+  // vectors used, by type).
+  std::vector<CUexternalSemaphore> ext_sems;
+  std::vector<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS> ext_signal;
+  std::vector<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS> ext_wait;
   // Batch memory operation nodes.
   std::vector<CUstreamBatchMemOpParams> batch_ops;
   unsigned batch_flags = 0;

@@ -2,6 +2,7 @@
 // User objects and the destructor thread (see user_object_model.h).
 #include "fakecuda/internal/user_object_model.h"
 
+#include <algorithm>
 #include <deque>
 #include <thread>
 
@@ -66,11 +67,12 @@ constexpr HandleKind kUserObjectKind = HandleKind::kUserObject;
 
 void RetainUserObject(UserObject& object, std::int64_t count) { object.refs.fetch_add(count); }
 
+bool DropUserObjectRefs(UserObject& object, std::int64_t count) {
+  return object.refs.fetch_sub(count) == count;
+}
+
 void ReleaseUserObject(UserObject& object, std::int64_t count) {
-  // The count crossing zero (references released that were never owned, which cuda.h calls
-  // undefined, may take it below) runs the destructor, once.
-  const std::int64_t before = object.refs.fetch_sub(count);
-  if (before > 0 && before <= count) Destructors().Post(object.destroy, object.ptr);
+  if (DropUserObjectRefs(object, count)) Destructors().Post(object.destroy, object.ptr);
 }
 
 std::uint64_t UserObjectDestructorsRun() { return Destructors().run(); }
@@ -105,21 +107,23 @@ void UserObjectRefs::Add(std::shared_ptr<UserObject> object, std::int64_t count)
   held.second += count;
 }
 
-bool UserObjectRefs::Release(std::uint64_t id, std::int64_t count) {
-  auto it = refs_.find(id);
-  if (it == refs_.end() || it->second.second < count) return false;
-  std::shared_ptr<UserObject> object = it->second.first;
-  it->second.second -= count;
-  if (it->second.second == 0) refs_.erase(it);
+void UserObjectRefs::Release(const std::shared_ptr<UserObject>& object, std::int64_t count) {
+  auto it = refs_.find(object->id);
+  if (it != refs_.end()) {
+    it->second.second -= std::min(it->second.second, count);
+    if (it->second.second == 0) refs_.erase(it);
+  }
   ReleaseUserObject(*object, count);
-  return true;
 }
 
 CUuserObject UserObjectTable::Add(std::uint64_t id, void* ptr, CUhostFn destroy,
                                   std::int64_t refs) {
-  // Forget the objects that died since (invariant 2).
-  for (auto it = objects_.begin(); it != objects_.end();) {
-    it = it->second->refs.load() <= 0 ? objects_.erase(it) : std::next(it);
+  // Dead objects are kept (invariant 4) until there are many.
+  if (++adds_since_prune_ > kMaxDeadUserObjects) {
+    adds_since_prune_ = 0;
+    for (auto it = objects_.begin(); it != objects_.end();) {
+      it = it->second->refs.load() <= 0 ? objects_.erase(it) : std::next(it);
+    }
   }
   auto object = std::make_shared<UserObject>();
   object->id = id;
@@ -132,8 +136,7 @@ CUuserObject UserObjectTable::Add(std::uint64_t id, void* ptr, CUhostFn destroy,
 
 std::shared_ptr<UserObject> UserObjectTable::Find(CUuserObject handle) {
   auto it = objects_.find(DecodeHandle(kUserObjectKind, handle));
-  if (it == objects_.end() || it->second->refs.load() <= 0) return nullptr;
-  return it->second;
+  return it == objects_.end() ? nullptr : it->second;
 }
 
 int UserObjectTable::live() const {
