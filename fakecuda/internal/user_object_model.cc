@@ -3,6 +3,7 @@
 #include "fakecuda/internal/user_object_model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <thread>
 
@@ -34,9 +35,15 @@ class DestructorThread {
     cuhal::MutexLock lock(mu_);
     for (;;) {
       while (queue_.empty()) cv_.Wait(mu_);
-      const auto [fn, ptr] = queue_.front();
-      queue_.pop_front();
+      // Woken by a post: the destructors run a moment later, after the call that posted them has
+      // returned (measured: none had run right after cuGraphExecDestroy returned), not racing it.
       {
+        cuhal::MutexUnlock unlock(mu_);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      while (!queue_.empty()) {
+        const auto [fn, ptr] = queue_.front();
+        queue_.pop_front();
         cuhal::MutexUnlock unlock(mu_);
         try {
           fn(ptr);
