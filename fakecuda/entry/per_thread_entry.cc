@@ -142,7 +142,9 @@ extern "C" decltype(::cuGraphInstantiateWithParams_ptsz)
     fakecuda_legacy_cuGraphInstantiateWithParams_ptsz __asm__("cuGraphInstantiateWithParams");
 extern "C" CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(
     CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
-  if (params == nullptr) return fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, params);
+  if (params == nullptr) {
+    return fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, params);
+  }
   CUDA_GRAPH_INSTANTIATE_PARAMS copy = *params;
   copy.hUploadStream = PerThread(copy.hUploadStream);
   const CUresult r = fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, &copy);
