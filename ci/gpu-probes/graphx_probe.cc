@@ -4,9 +4,8 @@
 // cuGraphInstantiateWithParams, the host / event record / event wait node getters and setters
 // (graph and executable graph), kernel node attributes and _v2 params,
 // cuGraphChildGraphNodeGetGraph, cuGraphExecChildGraphNodeSetParams, cuGraphNodeFindInClone,
-// cuGraphDebugDotPrint, the memory
-// alloc/free node getters, cuGraphRemoveDependencies_v2, batch mem op nodes and (with invalid
-// arguments only) external semaphore nodes. Valid calls, invalid ones, and reads back of the
+// cuGraphDebugDotPrint, the memory alloc/free node getters, cuGraphRemoveDependencies_v2, batch
+// mem op nodes and (with invalid arguments only) external semaphore nodes. Valid calls, invalid ones, and reads back of the
 // state they changed. A plain driver-API program (cuda.h, -lcuda), like graphnode_probe.cc.
 //
 //   graphx_probe all [jobs]   every case in its own process (fork+exec before any CUDA call),
