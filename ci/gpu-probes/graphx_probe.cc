@@ -6,7 +6,8 @@
 // cuGraphChildGraphNodeGetGraph, cuGraphExecChildGraphNodeSetParams, cuGraphNodeFindInClone,
 // cuGraphDebugDotPrint, the memory alloc/free node getters, cuGraphRemoveDependencies_v2, batch
 // mem op nodes and (with invalid arguments only) external semaphore nodes. Valid calls, invalid
-// ones, and reads back of the state they changed. A plain driver-API program (cuda.h, -lcuda), like graphnode_probe.cc.
+// ones, and reads back of the state they changed. A plain driver-API program (cuda.h, -lcuda),
+// like graphnode_probe.cc.
 //
 //   graphx_probe all [jobs]   every case in its own process (fork+exec before any CUDA call),
 //                             `jobs` at a time, each with a timeout (HANG / SIGNAL n reported)
