@@ -570,7 +570,7 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
   // driver 580.159.04, graphnode_probe "cond:destroy_body": CUDA_ERROR_NOT_SUPPORTED).
   if (g->owner_node != 0) return CUDA_ERROR_NOT_SUPPORTED;
   if (CUresult e = CheckHandlesUsed(st, *g); e != CUDA_SUCCESS) {
-    *result = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;  // UNMEASURED (cuda.h)
+    *result = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;  // measured (graphx_probe)
     return e;
   }
   // Child graph nodes whose embedded graph was handed out run that graph as it is now.
@@ -584,7 +584,9 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
     nodes.push_back(graphs.node(id));
     has_allocs = has_allocs || nodes.back().type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   }
-  // Device launch (cuda.h; UNMEASURED): only kernel, memcpy, memset and child graph nodes, and
+  // Device launch (cuda.h; measured for a host node, a memcpy node, an alloc node and
+  // AUTO_FREE_ON_LAUNCH, graphx_probe "instparams:errors", "execflags"): only kernel, memcpy,
+  // memset and child graph nodes, and
   // at least one of the first three; not with AUTO_FREE_ON_LAUNCH.
   if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) != 0) {
     if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0) {

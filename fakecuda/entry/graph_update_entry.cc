@@ -449,7 +449,8 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
   resultInfo->errorNode = error_node;
   resultInfo->errorFromNode = error_from;
   if (result != CU_GRAPH_EXEC_UPDATE_SUCCESS) return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
-  // Nodes disabled by cuGraphNodeSetEnabled stay disabled (UNMEASURED).
+  // Nodes disabled by cuGraphNodeSetEnabled stay disabled (measured, graphx_probe
+  // "enabled:kernel").
   std::set<std::uint64_t> disabled;
   for (const GraphNode& n : *exec->order) {
     if (n.disabled) disabled.insert(n.id);

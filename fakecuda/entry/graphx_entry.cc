@@ -817,7 +817,7 @@ CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOrigin
 }
 
 // Writes a DOT description of the graph to `path` (any flags). A file that cannot be written:
-// CUDA_ERROR_OPERATING_SYSTEM (UNMEASURED).
+// CUDA_ERROR_OPERATING_SYSTEM (measured: a path in a missing directory).
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int flags) try {
   GRAPHX_ENTER_NO_INIT(cuGraphDebugDotPrint)
   (void)flags;

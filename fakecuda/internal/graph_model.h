@@ -91,7 +91,8 @@ struct GraphNode {
   // (GraphModel::SyncEmbedded) before anything reads `child`.
   std::uint64_t embedded_graph = 0;
   // Child graph nodes: the user object references of the child graph, copied when the node was
-  // made (the CUDA programming guide: they belong to the child graph, not to the parent).
+  // made (measured, graphx_probe "userobj:clone": they outlive the child graph, until the parent
+  // goes).
   std::shared_ptr<const UserObjectRefs> child_refs;
   // Kernel nodes: the launch attributes set on the node (cuGraphKernelNodeSetAttribute).
   std::map<int, CUlaunchAttributeValue> attrs;
