@@ -586,8 +586,7 @@ CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGr
   }
   // Device launch (cuda.h; measured for a host node, a memcpy node, an alloc node and
   // AUTO_FREE_ON_LAUNCH, graphx_probe "instparams:errors", "execflags"): only kernel, memcpy,
-  // memset and child graph nodes, and
-  // at least one of the first three; not with AUTO_FREE_ON_LAUNCH.
+  // memset and child graph nodes, at least one of the first three; not with AUTO_FREE_ON_LAUNCH.
   if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) != 0) {
     if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0) {
       return CUDA_ERROR_INVALID_VALUE;
