@@ -386,6 +386,11 @@ CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_KERNEL;
   node.function_id = f->id;
+  // How the node was given, for cuGraphKernelNodeGetParams (graphx_entry.cc).
+  node.params_by_extra = nodeParams->kernelParams == nullptr && nodeParams->extra != nullptr;
+  if (nodeParams->func == nullptr && nodeParams->kern != nullptr) {
+    node.by_kernel = fakecuda::DecodeHandle(HandleKind::kKernel, nodeParams->kern);
+  }
   node.config = {{nodeParams->gridDimX, nodeParams->gridDimY, nodeParams->gridDimZ},
                  {nodeParams->blockDimX, nodeParams->blockDimY, nodeParams->blockDimZ},
                  nodeParams->sharedMemBytes};
@@ -512,22 +517,64 @@ void NoteLmemResizeToMax(DriverState* st, const std::vector<GraphNode>& nodes)
 }  // namespace
 }  // namespace fakecuda
 
-CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
-                                             unsigned long long flags) try {
-  FAKECUDA_ENTER(cuGraphInstantiateWithFlags)
-  if (phGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  // AUTO_FREE_ON_LAUNCH and USE_NODE_PRIORITY change nothing the fake models; UPLOAD belongs to
-  // cuGraphInstantiateWithParams and DEVICE_LAUNCH is not modelled.
-  constexpr unsigned long long kAllowed = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
-                                          CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-  if (flags & ~kAllowed) return CUDA_ERROR_INVALID_VALUE;
+}  // extern "C"
+
+namespace fakecuda {
+namespace {
+
+// Whether `nodes` (and the copies of child graphs among them) hold only node types a graph
+// instantiated for device launch may hold (cuda.h: kernel, memcpy, memset and child graph
+// nodes); *bad is the first other node, *work whether one kernel, memcpy or memset is there.
+bool DeviceLaunchable(const std::vector<GraphNode>& nodes, std::uint64_t* bad, bool* work) {
+  for (const GraphNode& n : nodes) {
+    switch (n.type) {
+      case CU_GRAPH_NODE_TYPE_KERNEL:
+      case CU_GRAPH_NODE_TYPE_MEMCPY:
+      case CU_GRAPH_NODE_TYPE_MEMSET:
+        *work = true;
+        break;
+      case CU_GRAPH_NODE_TYPE_GRAPH:
+        if (n.child != nullptr && !DeviceLaunchable(*n.child, bad, work)) {
+          *bad = n.id;
+          return false;
+        }
+        break;
+      default:
+        *bad = n.id;
+        return false;
+    }
+  }
+  return true;
+}
+
+// Shares the user object references of the child graph nodes among `nodes` (recursively).
+void AddChildRefs(const std::vector<GraphNode>& nodes, UserObjectRefs* refs, int depth) {
+  for (const GraphNode& n : nodes) {
+    if (n.type != CU_GRAPH_NODE_TYPE_GRAPH) continue;
+    refs->AddNested(n.child_refs);
+    if (n.child != nullptr && depth < 64) AddChildRefs(*n.child, refs, depth + 1);
+  }
+}
+
+}  // namespace
+
+CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGraph,
+                          std::uint64_t flags, CUgraphInstantiateResult* result,
+                          CUgraphNode* err_node) {
+  *result = CUDA_GRAPH_INSTANTIATE_ERROR;
+  *err_node = nullptr;
   GraphModel& graphs = st->graphs();
   GraphState* g = graphs.FindGraph(hGraph);
   if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // A conditional node's body is instantiated only with its parent (measured 2026-12-06, H100
   // driver 580.159.04, graphnode_probe "cond:destroy_body": CUDA_ERROR_NOT_SUPPORTED).
   if (g->owner_node != 0) return CUDA_ERROR_NOT_SUPPORTED;
-  if (CUresult e = fakecuda::CheckHandlesUsed(st, *g); e != CUDA_SUCCESS) return e;
+  if (CUresult e = CheckHandlesUsed(st, *g); e != CUDA_SUCCESS) {
+    *result = CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED;  // measured (graphx_probe)
+    return e;
+  }
+  // Child graph nodes whose embedded graph was handed out run that graph as it is now.
+  graphs.SyncEmbedded(g->id);
   // A graph still being captured (from cuStreamGetCaptureInfo) instantiates as it is so far:
   // measured (graph_probe modelling).
   std::vector<GraphNode> nodes;
@@ -537,17 +584,37 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
     nodes.push_back(graphs.node(id));
     has_allocs = has_allocs || nodes.back().type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   }
+  // Device launch (cuda.h; measured for a host node, a memcpy node, an alloc node and
+  // AUTO_FREE_ON_LAUNCH, graphx_probe "instparams:errors", "execflags"): only kernel, memcpy,
+  // memset and child graph nodes, at least one of the first three; not with AUTO_FREE_ON_LAUNCH.
+  if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) != 0) {
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    std::uint64_t bad = 0;
+    bool work = false;
+    if (!DeviceLaunchable(nodes, &bad, &work)) {
+      *result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+      *err_node = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, bad);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!work) return CUDA_ERROR_INVALID_VALUE;
+  }
   // Measured: a graph with memory alloc nodes has at most one executable graph at a time; so
   // has one with conditional nodes (cuda.h).
-  const bool has_conditionals = fakecuda::GraphHasConditional(st, *g);
+  const bool has_conditionals = GraphHasConditional(st, *g);
   has_allocs = has_allocs || has_conditionals;
   if (has_allocs && g->alloc_exec != 0 &&
-      graphs.FindExec(fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, g->alloc_exec)) !=
+      graphs.FindExec(EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, g->alloc_exec)) !=
           nullptr) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  nodes = fakecuda::FlattenChildGraphs(st, std::move(nodes));
-  if (CUresult e = fakecuda::SnapshotConditionals(st, &nodes); e != CUDA_SUCCESS) return e;
+  // The user object references the executable graph will hold: the graph's and its child
+  // graphs' (released again if instantiation fails below).
+  UserObjectRefs refs(g->user_refs);
+  AddChildRefs(nodes, &refs, 0);
+  nodes = FlattenChildGraphs(st, std::move(nodes));
+  if (CUresult e = SnapshotConditionals(st, &nodes); e != CUDA_SUCCESS) return e;
   // Kahn's algorithm; among ready nodes the earliest (lowest id) goes first.
   std::map<std::uint64_t, const GraphNode*> by_id;
   std::map<std::uint64_t, int> indegree;
@@ -573,16 +640,46 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph h
       if (--indegree[next] == 0) ready.insert(next);
     }
   }
-  if (order->size() != nodes.size()) return CUDA_ERROR_INVALID_VALUE;  // a cycle (cuGraphAddDependencies accepts them)
+  if (order->size() != nodes.size()) {
+    // A cycle (cuGraphAddDependencies accepts them): the latest node left on it (measured once,
+    // graphx_probe "instparams:errors": of a -> c -> a, c).
+    *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+    for (const auto& [id, deg] : indegree) {  // ascending ids: the last one left stays
+      if (deg > 0) *err_node = EncodeHandle<CUgraphNode>(HandleKind::kGraphNode, id);
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   GraphExecState exec;
   exec.id = st->NewId();
   exec.graph_id = g->id;
   exec.order = std::move(order);
+  exec.flags = flags & ~static_cast<std::uint64_t>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+  if (!refs.empty()) exec.user_refs = std::make_shared<const UserObjectRefs>(std::move(refs));
   if (has_allocs) g->alloc_exec = exec.id;
-  fakecuda::NoteLmemResizeToMax(st, *exec.order);
-  *phGraphExec = fakecuda::EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
+  NoteLmemResizeToMax(st, *exec.order);
+  *phGraphExec = EncodeHandle<CUgraphExec>(HandleKind::kGraphExec, exec.id);
   graphs.AddExec(std::move(exec));
+  *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
   return CUDA_SUCCESS;
+}
+
+}  // namespace fakecuda
+
+extern "C" {
+
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                             unsigned long long flags) try {
+  FAKECUDA_ENTER(cuGraphInstantiateWithFlags)
+  if (phGraphExec == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // AUTO_FREE_ON_LAUNCH and USE_NODE_PRIORITY change nothing the fake models; UPLOAD belongs to
+  // cuGraphInstantiateWithParams. DEVICE_LAUNCH is checked (graphs launch from the host only).
+  constexpr unsigned long long kAllowed = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+                                          CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY |
+                                          CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
+  if (flags & ~kAllowed) return CUDA_ERROR_INVALID_VALUE;
+  CUgraphInstantiateResult result;
+  CUgraphNode err_node;
+  return fakecuda::InstantiateGraph(st, phGraphExec, hGraph, flags, &result, &err_node);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphInstantiateWithFlags");
 }
@@ -639,6 +736,10 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
   for (size_t i = 0; i < order->size(); ++i) {
     const GraphNode& n = (*order)[i];
     fakecuda::Op& op = ops[i];
+    if (n.disabled) {  // cuGraphNodeSetEnabled: "functionally equivalent to empty nodes"
+      op.what = "cuGraphLaunch (disabled node)";
+      continue;
+    }
     switch (n.type) {
       case CU_GRAPH_NODE_TYPE_EMPTY:
         op.what = "cuGraphLaunch (empty node)";
@@ -698,17 +799,44 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) try {
       case CU_GRAPH_NODE_TYPE_MEM_FREE:
         fakecuda::MemFreeOp(st, n.alloc_dptr, &op);
         break;
+      case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        if (CUresult e = fakecuda::BatchMemOpOp(st, n, &op); e != CUDA_SUCCESS) {
+          return fakecuda::Unmake(st, made, e);
+        }
+        break;
       default:
         return fakecuda::Unmake(st, made, CUDA_ERROR_NOT_SUPPORTED);
     }
   }
 
+  // The executable graph's user object references stay alive until the launch's last op is done
+  // (graphx_entry.cc; event record nodes are queued by RecordEvent, so the last other op).
+  bool refs_kept = false;
+  if (exec->user_refs != nullptr) {
+    fakecuda::Op* last = nullptr;
+    for (size_t i = 0; i < order->size(); ++i) {
+      if ((*order)[i].type != CU_GRAPH_NODE_TYPE_EVENT_RECORD) last = &ops[i];
+    }
+    if (last != nullptr) {
+      last->body = [inner = std::move(last->body), keep = exec->user_refs]() -> CUresult {
+        (void)keep;
+        return inner ? inner() : CUDA_SUCCESS;
+      };
+      refs_kept = true;
+    }
+  }
   // Pass 2: queue them in order. The lock is released while eager work runs, so every object is
   // found again by id.
   std::uint64_t stream_id = s->id;
   std::uint64_t exec_id = exec->id;
   fakecuda::Op head;
   head.what = "cuGraphLaunch";
+  if (exec->user_refs != nullptr && !refs_kept) {
+    head.body = [keep = exec->user_refs]() -> CUresult {
+      (void)keep;
+      return CUDA_SUCCESS;
+    };
+  }
   if (exec->last_seq != 0 && exec->last_stream != stream_id) {
     head.deps.emplace_back(exec->last_stream, exec->last_seq);
   }

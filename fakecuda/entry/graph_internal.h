@@ -53,6 +53,14 @@ void MemFreeOp(DriverState* st, CUdeviceptr dptr, Op* op) CUHAL_REQUIRES(st->mu)
 // CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE otherwise (nothing changed).
 CUresult ExecSetChildGraph(DriverState* st, GraphExecState* exec, std::uint64_t child_node,
                            const GraphState& child) CUHAL_REQUIRES(st->mu);
+// Instantiates `hGraph` with `flags` (checked by the caller) into *phGraphExec (graph_entry.cc):
+// the work of cuGraphInstantiateWithFlags and cuGraphInstantiateWithParams, which reports
+// *result and *err_node (cuda.h's CUDA_GRAPH_INSTANTIATE_PARAMS).
+CUresult InstantiateGraph(DriverState* st, CUgraphExec* phGraphExec, CUgraph hGraph,
+                          std::uint64_t flags, CUgraphInstantiateResult* result,
+                          CUgraphNode* err_node) CUHAL_REQUIRES(st->mu);
+// The op of a batch memory operation node for the launch being enqueued (graphx_entry.cc).
+CUresult BatchMemOpOp(DriverState* st, const GraphNode& n, Op* op) CUHAL_REQUIRES(st->mu);
 // The graph of `id`, or null.
 GraphState* GraphById(DriverState* st, std::uint64_t id) CUHAL_REQUIRES(st->mu);
 

@@ -218,6 +218,7 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGra
   GraphState* child = graphs.FindGraph(childGraph);
   if (child == nullptr || graphs.FindGraph(hGraph) == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (child == graphs.FindGraph(hGraph)) return CUDA_ERROR_INVALID_VALUE;
+  graphs.SyncEmbedded(child->id);  // its child nodes' embedded graphs as they are now
   auto copy = std::make_shared<std::vector<GraphNode>>();
   for (std::uint64_t id : child->nodes) copy->push_back(graphs.node(id));
   // Measured: a child graph with a memory alloc node is refused (free nodes: modelled alike).
@@ -231,6 +232,9 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGra
   GraphNode node;
   node.type = CU_GRAPH_NODE_TYPE_GRAPH;
   node.child = std::move(copy);
+  if (!child->user_refs.empty()) {
+    node.child_refs = std::make_shared<const fakecuda::UserObjectRefs>(child->user_refs);
+  }
   return fakecuda::AddNode(st, phGraphNode, hGraph, dependencies, numDependencies, std::move(node));
 } catch (...) {
   return ::fakecuda::EntryFailed("cuGraphAddChildGraphNode");
@@ -253,6 +257,11 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph
   node.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   node.alloc_bytes = nodeParams->bytesize;
   node.alloc_device = props.location.id;
+  // Kept for cuGraphMemAllocNodeGetParams (graphx_entry.cc).
+  if (nodeParams->accessDescs != nullptr) {
+    node.alloc_access.assign(nodeParams->accessDescs,
+                             nodeParams->accessDescs + nodeParams->accessDescCount);
+  }
   // Reserved only once the node is sure to be added (AddNode checks the dependencies first).
   fakecuda::GraphState* g = st->graphs().FindGraph(hGraph);
   for (size_t i = 0; i < numDependencies; ++i) {

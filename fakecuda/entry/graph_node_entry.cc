@@ -281,6 +281,9 @@ CUresult KernelFrom(DriverState* st, const CUDA_KERNEL_NODE_PARAMS_v3& p, GraphN
   node->function_id = f->id;
   node->config = config;
   node->params = std::move(params);
+  node->params_by_extra = p.kernelParams == nullptr && p.extra != nullptr;  // graphx_entry.cc
+  node->by_kernel = 0;
+  node->param_view.clear();
   return CUDA_SUCCESS;
 }
 
@@ -313,6 +316,9 @@ CUresult SetGraphNode(DriverState* st, GraphNode* node, const CUgraphNodeParams&
       node->function_id = fresh.function_id;
       node->config = fresh.config;
       node->params = std::move(fresh.params);
+      node->params_by_extra = fresh.params_by_extra;
+      node->by_kernel = 0;
+      node->param_view.clear();
       return CUDA_SUCCESS;
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY: {

@@ -223,8 +223,20 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode) try {
   std::uint64_t graph_id = 0;
   const GraphNode* n = graphs.FindNode(hNode, &graph_id);
   if (n == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (GraphState* g = fakecuda::GraphById(st, graph_id); g != nullptr && g->capture_id != 0) {
+  GraphState* g = fakecuda::GraphById(st, graph_id);
+  if (g != nullptr && g->capture_id != 0) {
     return CUDA_ERROR_INVALID_VALUE;  // a capture's graph (modelling choice)
+  }
+  // cuda.h: "Nodes which belong to a graph which contains allocation or free nodes cannot be
+  // destroyed." Measured 2026-12-06, H100 driver 580.159.04 (graphx_probe "mem:params": a free
+  // node): CUDA_ERROR_NOT_SUPPORTED.
+  if (g != nullptr) {
+    for (std::uint64_t id : g->nodes) {
+      const CUgraphNodeType t = graphs.node(id).type;
+      if (t == CU_GRAPH_NODE_TYPE_MEM_ALLOC || t == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
+    }
   }
   graphs.DestroyNode(n->id);
   return CUDA_SUCCESS;
@@ -246,6 +258,7 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
   if (original->owner_node != 0 || fakecuda::GraphHasConditional(st, *original)) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  graphs.SyncEmbedded(original->id);  // child nodes carry their embedded graphs as they are
   const std::vector<std::uint64_t> ids = original->nodes;
   std::map<std::uint64_t, std::uint64_t> fresh;
   for (std::uint64_t id : ids) fresh[id] = st->NewId();
@@ -255,9 +268,13 @@ CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) try 
     GraphNode copy = graphs.node(id);
     copy.cloned_from = id;
     copy.id = fresh.at(id);
+    copy.embedded_graph = 0;  // the clone's node makes its own when asked
     for (std::uint64_t& d : copy.deps) d = fresh.at(d);
     graphs.AddNode(*clone, std::move(copy));
   }
+  // The clone owns references of its own to the original's user objects (measured 2026-12-06,
+  // H100 driver 580.159.04, graphx_probe "userobj:clone": they outlive the original).
+  clone->user_refs = fakecuda::UserObjectRefs(original->user_refs);
   *phGraphClone = fakecuda::EncodeHandle<CUgraph>(HandleKind::kGraph, clone_id);
   return CUDA_SUCCESS;
 } catch (...) {

@@ -438,6 +438,7 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
   resultInfo->result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
   resultInfo->errorNode = nullptr;
   resultInfo->errorFromNode = nullptr;
+  graphs.SyncEmbedded(g->id);
   const std::vector<const GraphNode*> fresh = fakecuda::TopologicalOrder(graphs, *g);
   std::vector<GraphNode> updated;
   CUgraphNode error_node = nullptr;
@@ -448,6 +449,13 @@ CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
   resultInfo->errorNode = error_node;
   resultInfo->errorFromNode = error_from;
   if (result != CU_GRAPH_EXEC_UPDATE_SUCCESS) return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  // Nodes disabled by cuGraphNodeSetEnabled stay disabled (measured, graphx_probe
+  // "enabled:kernel").
+  std::set<std::uint64_t> disabled;
+  for (const GraphNode& n : *exec->order) {
+    if (n.disabled) disabled.insert(n.id);
+  }
+  for (GraphNode& n : updated) n.disabled = disabled.count(n.id) != 0;
   exec->order = std::make_shared<std::vector<GraphNode>>(std::move(updated));
   return CUDA_SUCCESS;
 } catch (...) {

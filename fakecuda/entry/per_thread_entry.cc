@@ -178,3 +178,20 @@ extern "C" CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream s, C
                                                                   size_t n, unsigned int f) {
   return fakecuda_legacy_cuStreamUpdateCaptureDependencies_ptsz(PerThread(s), d, n, f);
 }
+
+// The upload stream is in the parameters: a copy with the per-thread stream resolved, whose
+// results are written back (graphx_entry.cc).
+extern "C" decltype(::cuGraphInstantiateWithParams_ptsz)
+    fakecuda_legacy_cuGraphInstantiateWithParams_ptsz __asm__("cuGraphInstantiateWithParams");
+extern "C" CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(
+    CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
+  if (params == nullptr) {
+    return fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, params);
+  }
+  CUDA_GRAPH_INSTANTIATE_PARAMS copy = *params;
+  copy.hUploadStream = PerThread(copy.hUploadStream);
+  const CUresult r = fakecuda_legacy_cuGraphInstantiateWithParams_ptsz(exec, graph, &copy);
+  params->hErrNode_out = copy.hErrNode_out;
+  params->result_out = copy.result_out;
+  return r;
+}

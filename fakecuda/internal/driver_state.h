@@ -95,6 +95,7 @@ enum class HandleKind : std::uint64_t {
   kArray = 12,           // fakecuda/internal/array_model.h
   kMipmappedArray = 13,  // ditto
   kTexObject = 14,       // ditto (CUtexObject is an integer: the same encoding, as a number)
+  kUserObject = 15,      // fakecuda/internal/user_object_model.h
 };
 
 struct Context;

@@ -27,6 +27,7 @@ void GraphModel::DestroyGraph(std::uint64_t id) {
     auto n = nodes_.find(node_id);
     if (n != nodes_.end()) {
       for (std::uint64_t body : n->second.cond.bodies) DestroyGraph(body);
+      if (n->second.embedded_graph != 0) DestroyGraph(n->second.embedded_graph);
     }
     nodes_.erase(node_id);
     node_graph_.erase(node_id);
@@ -76,8 +77,28 @@ void GraphModel::DestroyNode(std::uint64_t id) {
   auto n = nodes_.find(id);
   if (n == nodes_.end()) return;
   const std::vector<std::uint64_t> bodies = n->second.cond.bodies;
+  const std::uint64_t embedded = n->second.embedded_graph;
   nodes_.erase(n);
   for (std::uint64_t body : bodies) DestroyGraph(body);
+  if (embedded != 0) DestroyGraph(embedded);
+}
+
+void GraphModel::SyncEmbedded(std::uint64_t graph_id) {
+  auto g = graphs_.find(graph_id);
+  if (g == graphs_.end()) return;
+  for (std::uint64_t node_id : g->second.nodes) {
+    const std::uint64_t embedded = nodes_.at(node_id).embedded_graph;
+    auto e = graphs_.find(embedded);
+    if (embedded == 0 || e == graphs_.end()) continue;
+    SyncEmbedded(embedded);
+    auto copy = std::make_shared<std::vector<GraphNode>>();
+    for (std::uint64_t id : e->second.nodes) copy->push_back(nodes_.at(id));
+    GraphNode& node = nodes_.at(node_id);
+    node.child = std::move(copy);
+    node.child_refs = e->second.user_refs.empty()
+                          ? nullptr
+                          : std::make_shared<const UserObjectRefs>(e->second.user_refs);
+  }
 }
 
 GraphAlloc* GraphModel::FindGraphAlloc(CUdeviceptr dptr) {
@@ -136,7 +157,8 @@ void GraphModel::AddExec(GraphExecState exec) {
 
 void GraphModel::CountLive(Inventory* inventory) const {
   for (const auto& [id, g] : graphs_) {
-    if (g.owner_node == 0) ++inventory->graphs;  // body graphs belong to their node
+    // Body graphs and embedded child graphs belong to their node.
+    if (g.owner_node == 0 && g.embedding_node == 0) ++inventory->graphs;
   }
   inventory->graph_execs += static_cast<int>(execs_.size());
 }
@@ -145,7 +167,7 @@ std::string GraphModel::Describe() const {
   std::ostringstream os;
   std::vector<std::uint64_t> ids;
   for (const auto& [id, g] : graphs_) {
-    if (g.owner_node == 0) ids.push_back(id);
+    if (g.owner_node == 0 && g.embedding_node == 0) ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end());
   for (std::uint64_t id : ids) {

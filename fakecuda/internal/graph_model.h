@@ -46,6 +46,7 @@
 #include "fakecuda/internal/capture_model.h"
 #include "fakecuda/internal/graph_conditional.h"
 #include "fakecuda/internal/module_model.h"
+#include "fakecuda/internal/user_object_model.h"
 
 namespace fakecuda {
 
@@ -82,6 +83,38 @@ struct GraphNode {
   std::uint64_t from_child = 0;
   // Conditional nodes (fakecuda/internal/graph_conditional.h).
   ConditionalNode cond;
+  // Graph-extras state (fakecuda/entry/graphx_entry.cc):
+  // In an executable graph: disabled by cuGraphNodeSetEnabled (runs as an empty node).
+  bool disabled = false;
+  // Child graph nodes: the graph cuGraphChildGraphNodeGetGraph made of `child` (0: none yet);
+  // while it exists it is the child's truth, and `child` is refreshed from it
+  // (GraphModel::SyncEmbedded) before anything reads `child`.
+  std::uint64_t embedded_graph = 0;
+  // Child graph nodes: the user object references of the child graph, copied when the node was
+  // made (measured, graphx_probe "userobj:clone": they outlive the child graph, until the parent
+  // goes).
+  std::shared_ptr<const UserObjectRefs> child_refs;
+  // Kernel nodes: the launch attributes set on the node (cuGraphKernelNodeSetAttribute).
+  std::map<int, CUlaunchAttributeValue> attrs;
+  // Kernel nodes: pointers into `params`, one per parameter, or the `extra` array, that
+  // cuGraphKernelNodeGetParams returns (valid until the node changes); whether the parameters
+  // came as `extra` (then handed back so, measured), its size word, and the library kernel the
+  // node was given as `kern` (0: none; handed back, measured).
+  std::vector<void*> param_view;
+  bool params_by_extra = false;
+  std::size_t extra_size = 0;
+  std::uint64_t by_kernel = 0;
+  // Memory alloc nodes: the access descriptors given when it was added.
+  std::vector<CUmemAccessDesc> alloc_access;
+  // External semaphore signal / wait nodes: the semaphores and their parameters (one of the two
+  // vectors used, by type).
+  std::vector<CUexternalSemaphore> ext_sems;
+  std::vector<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS> ext_signal;
+  std::vector<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS> ext_wait;
+  // Batch memory operation nodes.
+  std::vector<CUstreamBatchMemOpParams> batch_ops;
+  unsigned batch_flags = 0;
+  CUcontext batch_ctx = nullptr;
 };
 
 struct GraphState {
@@ -95,6 +128,10 @@ struct GraphState {
   // A conditional node's body graph: that node's id (0: a user's graph; graph_conditional.h
   // invariant 2).
   std::uint64_t owner_node = 0;
+  // A child graph node's embedded graph (cuGraphChildGraphNodeGetGraph): that node's id.
+  std::uint64_t embedding_node = 0;
+  // The user object references the graph owns (cuGraphRetainUserObject).
+  UserObjectRefs user_refs;
 };
 
 // One graph allocation's addresses (invariant 4), by its base address.
@@ -128,6 +165,11 @@ struct GraphExecState {
   // The values of the conditional handles its nodes use, kept from launch to launch (handle id
   // -> value; graph_conditional.h invariant 3).
   std::map<std::uint64_t, unsigned> cond_values;
+  // The instantiation flags (cuGraphExecGetFlags; UPLOAD is not kept).
+  std::uint64_t flags = 0;
+  // The user object references it holds (its graph's at instantiation): each launch's last op
+  // shares them, so they outlive the executable graph until its queued launches are done.
+  std::shared_ptr<const UserObjectRefs> user_refs;
 };
 
 // Graph memory reserved for executable graphs destroyed before a trim released it.
@@ -190,6 +232,12 @@ class GraphModel {
   // The graph of node `node_id` (0: none).
   std::uint64_t GraphOfNode(std::uint64_t node_id) const;
 
+  // --- user objects (fakecuda/internal/user_object_model.h) ---
+  UserObjectTable& user_objects() { return user_objects_; }
+  // Refreshes the `child` of every child graph node of graph `graph_id` (recursively) whose
+  // embedded graph exists (GraphNode::embedded_graph).
+  void SyncEmbedded(std::uint64_t graph_id);
+
   // --- executable graphs ---
   GraphExecState* FindExec(CUgraphExec handle);
   void AddExec(GraphExecState exec);
@@ -213,6 +261,7 @@ class GraphModel {
   std::vector<OrphanGraphMem> orphans_;
   CaptureModel captures_;
   ConditionalModel conditionals_;
+  UserObjectTable user_objects_;
 };
 
 }  // namespace fakecuda
