@@ -481,7 +481,7 @@ int CasePoolGet() {
       CUmemoryPool q = Garbage<CUmemoryPool>();
       r = cuMemGetMemPool(&q, &loc, t.t);
       Say("cuMemGetMemPool(%s, %s) = %s, pool = %s, equals default = %s", l.n, t.n, Name(r),
-          PoolRel(q, def), YesNo(q == p));
+          PoolRel(q, def), YesNo(r == CUDA_SUCCESS && q == p));
     }
   }
   // Attributes of the host and managed default pools.
@@ -1752,9 +1752,11 @@ int CaseBatchCopy3D() {
     CUDA_MEMCPY3D_BATCH_OP ops[2];
     memset(ops, 0, sizeof ops);
     ops[0] = op;
+    memset(&ops[0].dst, 0, sizeof ops[0].dst);  // the operand is a union: no stale offsets
     ops[0].dst.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;
     ops[0].dst.op.array.array = arr;
     ops[1] = op;
+    memset(&ops[1].src, 0, sizeof ops[1].src);
     ops[1].src.type = CU_MEMCPY_OPERAND_TYPE_ARRAY;
     ops[1].src.op.array.array = arr;
     R(cuMemsetD8(dst, 0, w * h));
