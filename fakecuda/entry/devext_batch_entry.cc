@@ -7,8 +7,12 @@
 // bytes. Copies with CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL read their source at the call
 // (cuda.h: "all accesses must be complete before the API call returns"). Prefetches record the
 // last prefetch location as cuMemPrefetchAsync does; discards keep the bytes (their contents
-// become undefined, and unchanged is one such content). The answers are the H200's to
-// ci/gpu-probes/devext_probe.cc (cases batch:*), where measured; each other one says UNMEASURED.
+// become undefined, and unchanged is one such content). The answers are the real driver's to
+// ci/gpu-probes/devext_probe.cc (cases batch:*, measured 2026-12-06 on an H100 80GB HBM3, driver
+// 580.159.04), where measured; each other one says UNMEASURED. The real driver crashes
+// (SIGNAL 11) on a garbage stream (prefetch, decompression), CU_STREAM_PER_THREAD
+// (cuMemcpyBatchAsync) and a garbage array (cuMemcpy3DBatchAsync); the fake answers as its
+// stream and array lookups do.
 #include <cstring>
 #include <vector>
 
@@ -51,8 +55,14 @@ CUresult AttributeRanges(std::size_t count, const CUmemcpyAttributes* attrs,
   for (std::size_t k = 1; k < num; ++k) {
     if (idxs[k] <= idxs[k - 1] || idxs[k] >= count) return CUDA_ERROR_INVALID_VALUE;
   }
+  // Measured: a location hint of an unknown type is refused even where hints are ignored.
+  auto known = [](const CUmemLocation& l) {
+    return l.type >= CU_MEM_LOCATION_TYPE_INVALID &&
+           l.type <= CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+  };
   for (std::size_t k = 0; k < num; ++k) {
-    if (!ValidOrder(attrs[k].srcAccessOrder) || !ValidCopyFlags(attrs[k].flags)) {
+    if (!ValidOrder(attrs[k].srcAccessOrder) || !ValidCopyFlags(attrs[k].flags) ||
+        !known(attrs[k].srcLocHint) || !known(attrs[k].dstLocHint)) {
       return CUDA_ERROR_INVALID_VALUE;
     }
   }
@@ -68,9 +78,6 @@ CUresult MemcpyBatch(DriverState* st, CUdeviceptr* dsts, CUdeviceptr* srcs, std:
                      std::size_t count, CUmemcpyAttributes* attrs, std::size_t* idxs,
                      std::size_t num, CUstream hStream, const char* what)
     CUHAL_REQUIRES(st->mu) {
-  if (count == 0 || dsts == nullptr || srcs == nullptr || sizes == nullptr) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
   std::vector<std::size_t> attr_of;
   if (CUresult e = AttributeRanges(count, attrs, idxs, num, &attr_of); e != CUDA_SUCCESS) {
     return e;
@@ -95,7 +102,9 @@ CUresult MemcpyBatch(DriverState* st, CUdeviceptr* dsts, CUdeviceptr* srcs, std:
   if (stream == nullptr) return err;
   std::vector<Resolved> d(count), s(count);
   for (std::size_t i = 0; i < count; ++i) {
-    // UNMEASURED: a copy of 0 bytes, a null or unknown pointer, a range past its allocation.
+    // Measured: a copy of 0 bytes, a null pointer and a range past its allocation are
+    // CUDA_ERROR_INVALID_VALUE. An unknown address is too, here: the real driver took a garbage
+    // destination (CUDA_SUCCESS), which the fake cannot write.
     if (sizes[i] == 0) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult e = ResolveAny(st, dsts[i], sizes[i], &d[i], kWrite); e != CUDA_SUCCESS) return e;
     if (CUresult e = ResolveAny(st, srcs[i], sizes[i], &s[i]); e != CUDA_SUCCESS) return e;
@@ -150,7 +159,7 @@ CUresult SideOf(const CUmemcpy3DOperand& o, const CUextent3D& e, std::size_t ele
 CUresult Memcpy3DBatch(DriverState* st, std::size_t n, CUDA_MEMCPY3D_BATCH_OP* ops,
                        unsigned long long flags, CUstream hStream, const char* what)
     CUHAL_REQUIRES(st->mu) {
-  if (n == 0 || ops == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   if (LegacyNull(hStream)) return CUDA_ERROR_INVALID_VALUE;
   std::vector<CUDA_MEMCPY3D> copies(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -207,8 +216,9 @@ bool PrefetchLocation(const DriverState& st, const CUmemLocation& loc, int* type
                       CUresult* err) {
   switch (loc.type) {
     case CU_MEM_LOCATION_TYPE_DEVICE:
+      // Measured: CUDA_ERROR_INVALID_VALUE (cuMemPrefetchAsync answers INVALID_DEVICE).
       if (loc.id < 0 || loc.id >= st.device_count()) {
-        *err = CUDA_ERROR_INVALID_DEVICE;
+        *err = CUDA_ERROR_INVALID_VALUE;
         return false;
       }
       *type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -240,9 +250,8 @@ CUresult PrefetchDiscardBatch(DriverState* st, CUdeviceptr* ptrs, std::size_t* s
                               std::size_t count, CUmemLocation* locs, std::size_t* idxs,
                               std::size_t num, unsigned long long flags, CUstream hStream,
                               bool prefetch, const char* what) CUHAL_REQUIRES(st->mu) {
-  if (count == 0 || ptrs == nullptr || sizes == nullptr || flags != 0) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (LegacyNull(hStream)) return CUDA_ERROR_INVALID_VALUE;  // measured for the prefetches
   std::vector<std::size_t> loc_of(count, 0);
   if (prefetch) {
     if (num == 0 || locs == nullptr || idxs == nullptr || num > count || idxs[0] != 0) {
@@ -299,7 +308,13 @@ extern "C" {
 CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes,
                                     size_t count, CUmemcpyAttributes* attrs, size_t* attrsIdxs,
                                     size_t numAttrs, CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemcpyBatchAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemcpyBatchAsync)
+  // Measured: the arrays are checked before cuInit.
+  if (count == 0 || dsts == nullptr || srcs == nullptr || sizes == nullptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return fakecuda::MemcpyBatch(st, dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream,
                                "cuMemcpyBatchAsync");
 } catch (...) {
@@ -308,7 +323,10 @@ CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t
 
 CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList,
                                       unsigned long long flags, CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemcpy3DBatchAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemcpy3DBatchAsync)
+  if (numOps == 0 || opList == nullptr) return CUDA_ERROR_INVALID_VALUE;  // before cuInit
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return fakecuda::Memcpy3DBatch(st, numOps, opList, flags, hStream, "cuMemcpy3DBatchAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemcpy3DBatchAsync");
@@ -318,7 +336,10 @@ CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size
                                          CUmemLocation* prefetchLocs, size_t* prefetchLocIdxs,
                                          size_t numPrefetchLocs, unsigned long long flags,
                                          CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemPrefetchBatchAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemPrefetchBatchAsync)
+  if (count == 0 || dptrs == nullptr || sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return fakecuda::PrefetchDiscardBatch(st, dptrs, sizes, count, prefetchLocs, prefetchLocIdxs,
                                         numPrefetchLocs, flags, hStream, true,
                                         "cuMemPrefetchBatchAsync");
@@ -328,7 +349,10 @@ CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size
 
 CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_t count,
                                         unsigned long long flags, CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemDiscardBatchAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemDiscardBatchAsync)
+  if (count == 0 || dptrs == nullptr || sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return fakecuda::PrefetchDiscardBatch(st, dptrs, sizes, count, nullptr, nullptr, 0, flags,
                                         hStream, false, "cuMemDiscardBatchAsync");
 } catch (...) {
@@ -341,7 +365,10 @@ CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* s
                                                    size_t numPrefetchLocs,
                                                    unsigned long long flags,
                                                    CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemDiscardAndPrefetchBatchAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemDiscardAndPrefetchBatchAsync)
+  if (count == 0 || dptrs == nullptr || sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return fakecuda::PrefetchDiscardBatch(st, dptrs, sizes, count, prefetchLocs, prefetchLocIdxs,
                                         numPrefetchLocs, flags, hStream, true,
                                         "cuMemDiscardAndPrefetchBatchAsync");
@@ -358,8 +385,8 @@ CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams* paramsArray, s
   (void)flags;
   (void)errorIndex;
   (void)stream;
-  // UNMEASURED: the H200 has no decompression engine (CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_
-  // ALGORITHM_MASK 0).
+  // Measured: no decompression engine (CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK 0):
+  // CUDA_ERROR_NOT_SUPPORTED whatever the arguments, after cuInit.
   return CUDA_ERROR_NOT_SUPPORTED;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuMemBatchDecompressAsync");

@@ -6,8 +6,11 @@
 // host-NUMA and managed pools answer CUDA_ERROR_NOT_SUPPORTED here as cuMemPoolCreate does there
 // (the H200 has them). An exported pool is a memfd the caller owns, remembered by
 // fakecuda/internal/devext_model.h; the fake cannot share a pool with another process (a child's
-// import finds no pool). The answers are the H200's to ci/gpu-probes/devext_probe.cc (cases
-// pool:*), where measured; each other one says UNMEASURED.
+// import finds no pool). The answers are the real driver's to ci/gpu-probes/devext_probe.cc
+// (cases pool:*, measured 2026-12-06 on an H100 80GB HBM3, driver 580.159.04), where measured;
+// each other one says UNMEASURED. The real driver crashes (SIGNAL 11) on a garbage pool handle in
+// cuMemSetMemPool and cuMemPoolExportToShareableHandle; the fake answers
+// CUDA_ERROR_INVALID_VALUE.
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,26 +42,36 @@ constexpr std::uint64_t kPtrExportMagic = 0x66616b65706f6f6cull;  // "fakepool"
 static_assert(sizeof(PtrExport) <= sizeof(CUmemPoolPtrExportData));
 
 // How (location, type) names a pool the fake models: the device for a device location of pinned
-// memory; otherwise the answer.
+// memory; otherwise the answer. Measured 2026-12-06 (H100, driver 580.159.04; devext_probe
+// "pool:get"): an unknown location type or HOST_NUMA_CURRENT is CUDA_ERROR_NOT_SUPPORTED whatever
+// the allocation type; then an allocation type other than PINNED/MANAGED, a device ordinal out of
+// range, a host NUMA node that does not exist and NONE with PINNED are CUDA_ERROR_INVALID_VALUE.
+// The real driver has default pools for (DEVICE, MANAGED), (HOST or HOST_NUMA, PINNED or
+// MANAGED) and (NONE, MANAGED); the fake models device pools of pinned memory only and answers
+// CUDA_ERROR_NOT_SUPPORTED for those, as its cuMemPoolCreate does.
 CUresult PoolDevice(DriverState* st, const CUmemLocation& location, CUmemAllocationType type,
                     int* device) {
+  if (location.type != CU_MEM_LOCATION_TYPE_DEVICE && location.type != CU_MEM_LOCATION_TYPE_HOST &&
+      location.type != CU_MEM_LOCATION_TYPE_HOST_NUMA && location.type != CU_MEM_LOCATION_TYPE_NONE) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   const bool pinned = type == CU_MEM_ALLOCATION_TYPE_PINNED;
   const bool managed = type == CU_MEM_ALLOCATION_TYPE_MANAGED;
   if (!pinned && !managed) return CUDA_ERROR_INVALID_VALUE;
   switch (location.type) {
     case CU_MEM_LOCATION_TYPE_DEVICE:
-      // UNMEASURED: an ordinal out of range (cuda.h lists CUDA_ERROR_INVALID_DEVICE).
-      if (!ValidDevice(st, location.id)) return CUDA_ERROR_INVALID_DEVICE;
+      if (!ValidDevice(st, location.id)) return CUDA_ERROR_INVALID_VALUE;
       if (managed) return CUDA_ERROR_NOT_SUPPORTED;  // managed pools: not modelled
       *device = location.id;
       return CUDA_SUCCESS;
-    case CU_MEM_LOCATION_TYPE_HOST:
     case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+      // The fake's host has one NUMA node, 0 (as the managed-memory locations assume).
+      if (location.id != 0) return CUDA_ERROR_INVALID_VALUE;
       return CUDA_ERROR_NOT_SUPPORTED;  // host pools: not modelled
-    case CU_MEM_LOCATION_TYPE_NONE:
+    case CU_MEM_LOCATION_TYPE_HOST:
+      return CUDA_ERROR_NOT_SUPPORTED;  // host pools: not modelled
+    default:  // NONE
       return managed ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
@@ -113,10 +126,9 @@ CUresult CUDAAPI cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType ty
   int device = 0;
   if (CUresult e = fakecuda::PoolDevice(st, *location, type, &device); e != CUDA_SUCCESS) {
     // Every pool the fake has is a device pool of pinned memory: another location or type does
-    // not match it (cuda.h: CUDA_ERROR_INVALID_VALUE).
-    return e == CUDA_ERROR_INVALID_DEVICE || e == CUDA_ERROR_NOT_SUPPORTED
-               ? CUDA_ERROR_INVALID_VALUE
-               : e;
+    // not match it (measured: MANAGED, HOST, device 1 and -1 with a device pool are
+    // CUDA_ERROR_INVALID_VALUE).
+    return CUDA_ERROR_INVALID_VALUE;
   }
   // The equivalent of cuDeviceSetMemPool(location->id, pool) (cuda.h).
   return model.SetCurrentPool(device, p);

@@ -2,7 +2,15 @@
 // DevextModel: registrations and pool export descriptors (see devext_model.h).
 #include "fakecuda/internal/devext_model.h"
 
+#include <unistd.h>
+
 namespace fakecuda {
+
+DevextModel::~DevextModel() {
+  for (auto& [id, r] : registrations_) {
+    if (r.fd >= 0) close(r.fd);
+  }
+}
 
 std::uintptr_t DevextModel::Register(const Registration& r) {
   const std::uint64_t id = next_id_++;
@@ -19,7 +27,9 @@ const DevextModel::Registration* DevextModel::Find(Kind kind, std::uintptr_t han
 }
 
 bool DevextModel::Unregister(Kind kind, std::uintptr_t handle) {
-  if (Find(kind, handle) == nullptr) return false;
+  const Registration* r = Find(kind, handle);
+  if (r == nullptr) return false;
+  if (r->fd >= 0) close(r->fd);
   registrations_.erase(static_cast<std::uint64_t>(handle) >> 8);
   return true;
 }
