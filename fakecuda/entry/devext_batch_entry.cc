@@ -32,8 +32,8 @@ namespace fakecuda {
 namespace {
 
 bool ValidOrder(CUmemcpySrcAccessOrder o) {
-  return o == CU_MEMCPY_SRC_ACCESS_ORDER_STREAM || o == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL ||
-         o == CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
+  return o == CU_MEMCPY_SRC_ACCESS_ORDER_STREAM ||
+         o == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL || o == CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
 }
 
 bool ValidCopyFlags(unsigned flags) {
@@ -76,8 +76,7 @@ CUresult AttributeRanges(std::size_t count, const CUmemcpyAttributes* attrs,
 
 CUresult MemcpyBatch(DriverState* st, CUdeviceptr* dsts, CUdeviceptr* srcs, std::size_t* sizes,
                      std::size_t count, CUmemcpyAttributes* attrs, std::size_t* idxs,
-                     std::size_t num, CUstream hStream, const char* what)
-    CUHAL_REQUIRES(st->mu) {
+                     std::size_t num, CUstream hStream, const char* what) CUHAL_REQUIRES(st->mu) {
   std::vector<std::size_t> attr_of;
   if (CUresult e = AttributeRanges(count, attrs, idxs, num, &attr_of); e != CUDA_SUCCESS) {
     return e;
@@ -359,12 +358,10 @@ CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_
   return ::fakecuda::EntryFailed("cuMemDiscardBatchAsync");
 }
 
-CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes,
-                                                   size_t count, CUmemLocation* prefetchLocs,
-                                                   size_t* prefetchLocIdxs,
-                                                   size_t numPrefetchLocs,
-                                                   unsigned long long flags,
-                                                   CUstream hStream) try {
+CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* dptrs, size_t* sizes, size_t count,
+                                                   CUmemLocation* prefetchLocs,
+                                                   size_t* prefetchLocIdxs, size_t numPrefetchLocs,
+                                                   unsigned long long flags, CUstream hStream) try {
   FAKECUDA_ENTER_NOLOCK(cuMemDiscardAndPrefetchBatchAsync)
   if (count == 0 || dptrs == nullptr || sizes == nullptr) return CUDA_ERROR_INVALID_VALUE;
   cuhal::MutexLock lock(st->mu);

@@ -599,13 +599,13 @@ CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory* extMem_out,
   return ::fakecuda::EntryFailed("cuImportExternalMemory");
 }
 
-CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(
-    CUdeviceptr* devPtr, CUexternalMemory extMem,
-    const CUDA_EXTERNAL_MEMORY_BUFFER_DESC* bufferDesc) try {
+CUresult CUDAAPI
+cuExternalMemoryGetMappedBuffer(CUdeviceptr* devPtr, CUexternalMemory extMem,
+                                const CUDA_EXTERNAL_MEMORY_BUFFER_DESC* bufferDesc) try {
   FAKECUDA_ENTER(cuExternalMemoryGetMappedBuffer)
   if (devPtr == nullptr || bufferDesc == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const DevextModel::Registration* m = st->devext().Find(
-      DevextModel::Kind::kExternalMemory, reinterpret_cast<std::uintptr_t>(extMem));
+  const DevextModel::Registration* m = st->devext().Find(DevextModel::Kind::kExternalMemory,
+                                                         reinterpret_cast<std::uintptr_t>(extMem));
   if (m == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Measured: flags other than 0, a size of 0 and a range past the imported size are
   // CUDA_ERROR_INVALID_VALUE; an unaligned offset (100) is taken. Each mapping is a new device
@@ -620,8 +620,8 @@ CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(
   const std::uint64_t start = b.offset / page * page;
   const std::size_t delta = static_cast<std::size_t>(b.offset - start);
   const std::size_t len = delta + static_cast<std::size_t>(b.size);
-  void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd,
-                   static_cast<off_t>(start));
+  void* map =
+      mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, static_cast<off_t>(start));
   if (map == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
   fakecuda::Allocation a;
   a.id = st->NewId();
@@ -705,9 +705,10 @@ CUresult CUDAAPI cuImportExternalSemaphore(
   return ::fakecuda::EntryFailed("cuImportExternalSemaphore");
 }
 
-CUresult CUDAAPI cuSignalExternalSemaphoresAsync(
-    const CUexternalSemaphore* extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* paramsArray,
-    unsigned int numExtSems, CUstream stream) try {
+CUresult CUDAAPI
+cuSignalExternalSemaphoresAsync(const CUexternalSemaphore* extSemArray,
+                                const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* paramsArray,
+                                unsigned int numExtSems, CUstream stream) try {
   FAKECUDA_ENTER(cuSignalExternalSemaphoresAsync)
   return fakecuda::SemaphoreOps(st, extSemArray, paramsArray, numExtSems, stream,
                                 "cuSignalExternalSemaphoresAsync");

@@ -52,7 +52,8 @@ static_assert(sizeof(PtrExport) <= sizeof(CUmemPoolPtrExportData));
 CUresult PoolDevice(DriverState* st, const CUmemLocation& location, CUmemAllocationType type,
                     int* device) {
   if (location.type != CU_MEM_LOCATION_TYPE_DEVICE && location.type != CU_MEM_LOCATION_TYPE_HOST &&
-      location.type != CU_MEM_LOCATION_TYPE_HOST_NUMA && location.type != CU_MEM_LOCATION_TYPE_NONE) {
+      location.type != CU_MEM_LOCATION_TYPE_HOST_NUMA &&
+      location.type != CU_MEM_LOCATION_TYPE_NONE) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   const bool pinned = type == CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -70,7 +71,7 @@ CUresult PoolDevice(DriverState* st, const CUmemLocation& location, CUmemAllocat
       return CUDA_ERROR_NOT_SUPPORTED;  // host pools: not modelled
     case CU_MEM_LOCATION_TYPE_HOST:
       return CUDA_ERROR_NOT_SUPPORTED;  // host pools: not modelled
-    default:  // NONE
+    default:                            // NONE
       return managed ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
   }
 }
