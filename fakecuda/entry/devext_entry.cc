@@ -7,10 +7,12 @@
 // (cuMemGetHandleForAddressRange: a memfd of the range's size, which no CPU access reaches the
 // device memory through), cuProfilerInitialize, the checkpoint calls (the fake's process is
 // always RUNNING and never locked, checkpointed or restored), driver logs (callbacks registered;
-// the fake writes no log), multicast objects (the H200 has no NVSwitch), external memory and
-// semaphores (no graphics or other API exports any to the fake: every import fails) and graphics
-// interop (no graphics API: no resource exists). The answers are the H200's to
-// ci/gpu-probes/devext_probe.cc where measured; each other one says UNMEASURED.
+// the fake writes no log), multicast objects (no NVSwitch), external memory and semaphores (what
+// the fake can import is a VMM memory's descriptor: its mapped buffers share those bytes) and
+// graphics interop (no graphics API: no resource exists). The answers are the real driver's to
+// ci/gpu-probes/devext_probe.cc (measured 2026-12-06 on an H100 80GB HBM3, driver 580.159.04;
+// docs/driver_facts.md, "Device extras, pool getters, external memory and batches") where
+// measured; each other one says UNMEASURED.
 #include <cudaProfiler.h>
 #include <fcntl.h>
 #include <signal.h>
