@@ -463,6 +463,11 @@ CUresult DeviceSideOf(DriverState* st, CUdeviceptr p, std::size_t n, unsigned ne
 }
 
 }  // namespace
+
+CUresult Copy3DAsync(DriverState* st, const CUDA_MEMCPY3D& c, CUstream stream, const char* what) {
+  return Copy3D(st, &c, true, stream, what);
+}
+
 }  // namespace fakecuda
 
 using fakecuda::ArrayModel;

@@ -195,3 +195,37 @@ extern "C" CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(
   params->result_out = copy.result_out;
   return r;
 }
+// --- batches, external semaphores, graphics (devext_batch_entry.cc, devext_entry.cc) ---
+FAKECUDA_PTSZ(cuMemcpyBatchAsync_v2_ptsz, cuMemcpyBatchAsync_v2,
+              (CUdeviceptr* d, CUdeviceptr* s, size_t* n, size_t c, CUmemcpyAttributes* a,
+               size_t* ai, size_t na, CUstream st),
+              (d, s, n, c, a, ai, na, PerThread(st)))
+FAKECUDA_PTSZ(cuMemcpy3DBatchAsync_v2_ptsz, cuMemcpy3DBatchAsync_v2,
+              (size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long f, CUstream s),
+              (n, ops, f, PerThread(s)))
+FAKECUDA_PTSZ(cuMemPrefetchBatchAsync_ptsz, cuMemPrefetchBatchAsync,
+              (CUdeviceptr* p, size_t* n, size_t c, CUmemLocation* l, size_t* li, size_t nl,
+               unsigned long long f, CUstream s),
+              (p, n, c, l, li, nl, f, PerThread(s)))
+FAKECUDA_PTSZ(cuMemDiscardBatchAsync_ptsz, cuMemDiscardBatchAsync,
+              (CUdeviceptr* p, size_t* n, size_t c, unsigned long long f, CUstream s),
+              (p, n, c, f, PerThread(s)))
+FAKECUDA_PTSZ(cuMemDiscardAndPrefetchBatchAsync_ptsz, cuMemDiscardAndPrefetchBatchAsync,
+              (CUdeviceptr* p, size_t* n, size_t c, CUmemLocation* l, size_t* li, size_t nl,
+               unsigned long long f, CUstream s),
+              (p, n, c, l, li, nl, f, PerThread(s)))
+FAKECUDA_PTSZ(cuMemBatchDecompressAsync_ptsz, cuMemBatchDecompressAsync,
+              (CUmemDecompressParams* p, size_t c, unsigned int f, size_t* e, CUstream s),
+              (p, c, f, e, PerThread(s)))
+FAKECUDA_PTSZ(cuSignalExternalSemaphoresAsync_ptsz, cuSignalExternalSemaphoresAsync,
+              (const CUexternalSemaphore* e, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* p,
+               unsigned int n, CUstream s),
+              (e, p, n, PerThread(s)))
+FAKECUDA_PTSZ(cuWaitExternalSemaphoresAsync_ptsz, cuWaitExternalSemaphoresAsync,
+              (const CUexternalSemaphore* e, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS* p,
+               unsigned int n, CUstream s),
+              (e, p, n, PerThread(s)))
+FAKECUDA_PTSZ(cuGraphicsMapResources_ptsz, cuGraphicsMapResources,
+              (unsigned int c, CUgraphicsResource* r, CUstream s), (c, r, PerThread(s)))
+FAKECUDA_PTSZ(cuGraphicsUnmapResources_ptsz, cuGraphicsUnmapResources,
+              (unsigned int c, CUgraphicsResource* r, CUstream s), (c, r, PerThread(s)))

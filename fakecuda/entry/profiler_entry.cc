@@ -4,7 +4,7 @@
 // with cuda.h). The fake has no profiler to start: they succeed, repeatedly and in any order,
 // with a current context and answer CUDA_ERROR_INVALID_CONTEXT without one, as measured
 // 2026-12-06 on H100 80GB HBM3, driver 580.159.04 (ci/gpu-probes/misc_probe.cc, cases
-// profiler:*). cuProfilerInitialize is the generated fallback (CUDA_ERROR_NOT_SUPPORTED, as
+// profiler:*). cuProfilerInitialize is in devext_entry.cc (CUDA_ERROR_NOT_SUPPORTED, as
 // measured).
 #include <cudaProfiler.h>
 

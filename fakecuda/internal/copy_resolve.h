@@ -59,6 +59,16 @@ bool IsPageable(const Resolved& r);
 // Device, pool or VMM memory.
 bool DeviceSide(const Resolved& r);
 
+// Queues a copy of `n` bytes from `src` to `dst` on `s` (fakecuda/entry/memory_entry.cc): a
+// pageable source is staged at the call, a pageable destination (or `synchronous`) makes the call
+// wait for it.
+CUresult EnqueueCopy(DriverState* st, Stream* s, Resolved dst, Resolved src, std::size_t n,
+                     bool synchronous, const char* what) CUHAL_REQUIRES(st->mu);
+// cuMemcpy3DAsync's body for `c` on `stream` (fakecuda/entry/array_entry.cc), for the batched
+// 3D copies: the current context, the structure, capture and the copy itself.
+CUresult Copy3DAsync(DriverState* st, const CUDA_MEMCPY3D& c, CUstream stream, const char* what)
+    CUHAL_REQUIRES(st->mu);
+
 }  // namespace fakecuda
 
 #endif  // CUHAL_FAKECUDA_INTERNAL_COPY_RESOLVE_H_

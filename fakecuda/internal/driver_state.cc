@@ -17,6 +17,7 @@
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/vmm_model.h"
 #include "fakecuda/internal/coredump_model.h"
+#include "fakecuda/internal/devext_model.h"
 #include "fakecuda/internal/resource_model.h"
 #include "fakecuda/internal/thread_state.h"
 #include "fakecuda/race/race_detector.h"
@@ -73,6 +74,11 @@ CoredumpModel& DriverState::coredump() {
 ResourceModel& DriverState::resources() {
   if (resources_ == nullptr) resources_ = std::make_unique<ResourceModel>(this);
   return *resources_;
+}
+
+DevextModel& DriverState::devext() {
+  if (devext_ == nullptr) devext_ = std::make_unique<DevextModel>();
+  return *devext_;
 }
 
 LibraryModel& DriverState::libraries() {

@@ -112,6 +112,7 @@ class CoredumpModel;  // fakecuda/internal/coredump_model.h
 class ResourceModel;  // fakecuda/internal/resource_model.h
 class LibraryModel;  // fakecuda/internal/library_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
+class DevextModel;   // fakecuda/internal/devext_model.h
 
 class DriverState {
  public:
@@ -174,6 +175,8 @@ class DriverState {
   // Libraries and their kernels (cuLibraryLoadData, ...).
   LibraryModel& libraries() CUHAL_REQUIRES(mu);
   const LibraryModel* libraries_if_used() const CUHAL_REQUIRES(mu) { return libraries_.get(); }
+  // Callback registrations and pool export descriptors of the devext entry points.
+  DevextModel& devext() CUHAL_REQUIRES(mu);
 
   // Where pinned host memory of cuMemHostAlloc/cuMemAllocHost lies, as cuMemHostGetFlags sees it.
   PinnedChunks& pinned_chunks() CUHAL_REQUIRES(mu) { return pinned_chunks_; }
@@ -337,6 +340,7 @@ class DriverState {
   std::unique_ptr<CoredumpModel> coredump_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<LibraryModel> libraries_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<DevextModel> devext_ CUHAL_GUARDED_BY(mu);
   // NoteRuntimeTeardown: what the runtime's releases at exit destroyed, and their lines.
   Inventory runtime_teardown_ CUHAL_GUARDED_BY(mu);
   std::string runtime_teardown_lines_ CUHAL_GUARDED_BY(mu);

@@ -132,6 +132,8 @@ class MemPool {
   std::uint64_t reserved() const { return reserved_; }
   std::uint64_t used() const { return used_; }
   std::size_t live_allocations() const { return live_; }
+  // The properties it was created with (the default pool's: DefaultProps).
+  const CUmemPoolProps& props() const { return props_; }
 
  private:
   friend class PoolModel;
@@ -142,7 +144,7 @@ class MemPool {
   const std::uint64_t id_;
   const int device_;
   const bool is_default_;
-  [[maybe_unused]] CUmemPoolProps props_;  // as created (not read yet)
+  CUmemPoolProps props_;  // as created
   bool destroyed_ = false;
   // Attributes.
   bool reuse_follow_event_dependencies_ = true;

@@ -2,6 +2,7 @@
 #include "fakecuda/internal/memory_map.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -91,7 +92,11 @@ std::byte* MemoryMap::AllocateBacking(std::size_t size, bool* mmapped, std::size
 void MemoryMap::FreeBacking(std::byte* data, bool mmapped, std::size_t mapped_size) {
   if (data == nullptr) return;
   if (mmapped) {
-    munmap(data, mapped_size);
+    // A mapping may start inside its first page (an external-memory buffer at an unaligned
+    // offset, fakecuda/entry/devext_entry.cc): unmap from the page, `mapped_size` counts from it.
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<std::uintptr_t>(data) & ~(page - 1);
+    munmap(reinterpret_cast<void*>(start), mapped_size);
   } else {
     std::free(data);
   }

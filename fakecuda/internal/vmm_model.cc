@@ -475,6 +475,21 @@ CUresult VmmModel::Export(void* out, CUmemGenericAllocationHandle handle,
   return CUDA_SUCCESS;
 }
 
+int VmmModel::MemoryDescriptor(std::uint64_t st_dev, std::uint64_t st_ino, std::size_t* size,
+                               int* device) const {
+  for (const auto& [id, h] : handles_) {
+    const Memory& m = *h.memory;
+    if (static_cast<std::uint64_t>(m.st_dev) != st_dev ||
+        static_cast<std::uint64_t>(m.st_ino) != st_ino) {
+      continue;
+    }
+    *size = m.size;
+    *device = m.device;
+    return m.fd;
+  }
+  return -1;
+}
+
 CUresult VmmModel::Import(CUmemGenericAllocationHandle* out, void* os_handle,
                           CUmemAllocationHandleType type) {
   st_->mu.AssertHeld();

@@ -104,6 +104,11 @@ class VmmModel {
                   CUmemAllocationHandleType type, unsigned long long flags) const;
   CUresult Import(CUmemGenericAllocationHandle* out, void* os_handle,
                   CUmemAllocationHandleType type);
+  // The memfd of the live memory whose descriptor has identity (st_dev, st_ino) (an exported
+  // descriptor names its memory's memfd), with its size and device; -1 when none. Owned by the
+  // model: dup it to keep it.
+  int MemoryDescriptor(std::uint64_t st_dev, std::uint64_t st_ino, std::size_t* size,
+                       int* device) const;
 
   // Resolves [ptr, ptr + size) for an access by `device` needing `need` (1 read, 3 write): every
   // byte must lie in mappings that are contiguous and allow it. False when not.
