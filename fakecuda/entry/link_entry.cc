@@ -337,3 +337,33 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state) try {
 }
 
 }  // extern "C"
+
+// The older ABIs the real driver still exports under the plain names (cuda.h maps those to the
+// _v2 forms): the same signatures, forwarded. UNMEASURED that the real v1 forms differ.
+extern "C" {
+CUresult CUDAAPI FakecudaLinkCreateV1(unsigned int numOptions, CUjit_option* options,
+                                      void** optionValues, CUlinkState* stateOut)
+    __asm__("cuLinkCreate");
+CUresult CUDAAPI FakecudaLinkAddDataV1(CUlinkState state, CUjitInputType type, void* data,
+                                       size_t size, const char* name, unsigned int numOptions,
+                                       CUjit_option* options, void** optionValues)
+    __asm__("cuLinkAddData");
+CUresult CUDAAPI FakecudaLinkAddFileV1(CUlinkState state, CUjitInputType type, const char* path,
+                                       unsigned int numOptions, CUjit_option* options,
+                                       void** optionValues) __asm__("cuLinkAddFile");
+
+CUresult CUDAAPI FakecudaLinkCreateV1(unsigned int numOptions, CUjit_option* options,
+                                      void** optionValues, CUlinkState* stateOut) {
+  return cuLinkCreate(numOptions, options, optionValues, stateOut);
+}
+CUresult CUDAAPI FakecudaLinkAddDataV1(CUlinkState state, CUjitInputType type, void* data,
+                                       size_t size, const char* name, unsigned int numOptions,
+                                       CUjit_option* options, void** optionValues) {
+  return cuLinkAddData(state, type, data, size, name, numOptions, options, optionValues);
+}
+CUresult CUDAAPI FakecudaLinkAddFileV1(CUlinkState state, CUjitInputType type, const char* path,
+                                       unsigned int numOptions, CUjit_option* options,
+                                       void** optionValues) {
+  return cuLinkAddFile(state, type, path, numOptions, options, optionValues);
+}
+}  // extern "C"

@@ -136,3 +136,6 @@ FAKECUDA_PTSZ(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel,
               (f, gx, gy, gz, bx, by, bz, shared, PerThread(s), params))
 FAKECUDA_PTSZ(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec g, CUstream s), (g, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec g, CUstream s), (g, PerThread(s)))
+// The legacy area (fakecuda/entry/legacy_entry.cc).
+FAKECUDA_PTSZ(cuMemMapArrayAsync_ptsz, cuMemMapArrayAsync,
+              (CUarrayMapInfo* list, unsigned int count, CUstream s), (list, count, PerThread(s)))
