@@ -1,10 +1,12 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the tensor-map encoders (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col,
 // cuTensorMapEncodeIm2colWide) and cuTensorMapReplaceAddress. Host-side: the checks and the
-// descriptor bytes are fakecuda/internal/tensor_map.h's; here, the null and alignment checks of
-// the map itself and the driver's state (initialized; the device the checks are made for: the
-// current context's, else device 0). UNMEASURED until the legacy probe (cases "tensormap:*") runs
-// on the H200: whether a context is needed, and which rule is checked first.
+// descriptor bytes are fakecuda/internal/tensor_map.h's; here, the driver's state. Measured on
+// an H100 (driver 580.159.04, legacy_probe "tensormap:*"): each needs cuInit
+// (CUDA_ERROR_NOT_INITIALIZED) and a current context (CUDA_ERROR_INVALID_CONTEXT, checked before
+// any argument), whose device's compute capability decides the data types and swizzles allowed.
+// A map that is not 64-byte aligned is accepted. The real driver crashes on a null map given to
+// cuTensorMapReplaceAddress; the fake answers CUDA_ERROR_INVALID_VALUE.
 #include <cstdint>
 #include <cstring>
 
@@ -15,23 +17,10 @@
 namespace fakecuda {
 namespace {
 
-// cuda.h: the map must be 64-byte aligned.
-bool MapUsable(const CUtensorMap* m) {
-  return m != nullptr && reinterpret_cast<std::uintptr_t>(m) % 64 == 0;
-}
-
-int CcMajor(DriverState* st) CUHAL_REQUIRES(st->mu) {
-  Context* ctx = st->CurrentContext();
-  const int device = ctx != nullptr ? ctx->device : 0;
-  return st->profile(device).Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-}
-
 CUresult Encode(DriverState* st, CUtensorMap* m, const TensorMapParams& p) CUHAL_REQUIRES(st->mu) {
-  if (!MapUsable(m)) return CUDA_ERROR_INVALID_VALUE;
-  unsigned char bytes[128];
-  CUresult r = EncodeTensorMap(p, CcMajor(st), bytes);
-  if (r == CUDA_SUCCESS) std::memcpy(m, bytes, sizeof bytes);
-  return r;
+  FAKECUDA_REQUIRE_CONTEXT()
+  const int cc = st->profile(ctx->device).Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  return EncodeTensorMap(p, cc, reinterpret_cast<unsigned char*>(m));
 }
 
 }  // namespace
@@ -128,7 +117,8 @@ CUresult CUDAAPI cuTensorMapEncodeIm2colWide(
 
 CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) try {
   FAKECUDA_ENTER(cuTensorMapReplaceAddress)
-  if (!fakecuda::MapUsable(tensorMap)) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_REQUIRE_CONTEXT()
+  (void)ctx;
   return fakecuda::ReplaceTensorMapAddress(reinterpret_cast<unsigned char*>(tensorMap),
                                            reinterpret_cast<std::uintptr_t>(globalAddress));
 } catch (...) {

@@ -3,8 +3,9 @@
 // cuTensorMapEncodeIm2colWide and cuTensorMapReplaceAddress: pure host-side functions that check
 // the parameters against cuda.h's documented rules (each broken rule: CUDA_ERROR_INVALID_VALUE)
 // and write the 128-byte descriptor. The fake runs no TMA instruction; the bytes follow the
-// layout read off the H200's encodings (docs/driver_facts.md, "Tensor maps"), so that a program
-// comparing or hashing descriptors sees what it would on the real driver. No driver state.
+// layout read off the H100's encodings (driver 580; docs/driver_facts.md, "Legacy area"), so that
+// a program comparing or hashing descriptors sees what it would on the real driver. No driver
+// state.
 #ifndef CUHAL_FAKECUDA_INTERNAL_TENSOR_MAP_H_
 #define CUHAL_FAKECUDA_INTERNAL_TENSOR_MAP_H_
 
@@ -38,11 +39,15 @@ struct TensorMapParams {
   int oob_fill = 0;
 };
 
-// Checks `p` and, when valid, writes the descriptor into `out` (128 bytes). `cc_major`: the
-// compute capability of the device the encoder checks against (im2col wide needs 10).
-CUresult EncodeTensorMap(const TensorMapParams& p, int cc_major, unsigned char* out);
+// Checks `p` as the H100 (driver 580) does and, when valid, writes the descriptor into `map`
+// (128 bytes, the H100's layout). The checks that leave the map untouched come first (null
+// arrays, rank out of 1..5, zero dims, box dims or element strides); then the map is cleared
+// and the rest are checked (a failure leaves it zeroed). `cc_major`: the compute capability of
+// the current context's device (the packed data types and the 128B_ATOM swizzles need 10).
+CUresult EncodeTensorMap(const TensorMapParams& p, int cc_major, unsigned char* map);
 
-// Checks `address` against the alignment the map's encoding needs and writes it into `map`.
+// cuTensorMapReplaceAddress: a null or not 16-byte aligned address is CUDA_ERROR_INVALID_VALUE;
+// else the address is written over the map's.
 CUresult ReplaceTensorMapAddress(unsigned char* map, std::uintptr_t address);
 
 }  // namespace fakecuda
