@@ -185,6 +185,12 @@ CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) t
   FAKECUDA_ENTER(cuModuleLoadFatBinary)
   if (module == nullptr || fatCubin == nullptr) return CUDA_ERROR_INVALID_VALUE;
   FAKECUDA_REQUIRE_CONTEXT()
+  // Measured: the fat binary itself loads as cuModuleLoadData's image does (PTX text and a
+  // linked cubin too); the runtime's wrapper around one (magic 0x466243b1) is
+  // CUDA_ERROR_INVALID_IMAGE.
+  if (std::uint32_t magic = 0; (std::memcpy(&magic, fatCubin, 4), magic == 0x466243b1u)) {
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   std::string log;
   return fakecuda::LoadModuleImage(st, ctx, fatCubin, module, &log);
 } catch (...) {
@@ -823,8 +829,11 @@ CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(
 
 CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo* mapInfoList, unsigned int count,
                                     CUstream hStream) try {
-  FAKECUDA_ENTER(cuMemMapArrayAsync)
+  FAKECUDA_ENTER_NOLOCK(cuMemMapArrayAsync)
+  // Measured: the list is checked before cuInit is.
   if (mapInfoList == nullptr || count == 0) return CUDA_ERROR_INVALID_VALUE;
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
   CUresult err;
   if (st->ResolveStream(hStream, &err) == nullptr) return err;
   for (unsigned i = 0; i < count; ++i) {

@@ -1,15 +1,37 @@
 // Copyright 2026 The cuhal Authors.
 // Entry points: the JIT linker (cuLinkCreate_v2, cuLinkAddData_v2, cuLinkAddFile_v2,
 // cuLinkComplete, cuLinkDestroy). The fake "links" PTX: each input is checked as the JIT would
-// compile it when added (a PTX syntax error fails cuLinkAddData), cuLinkComplete joins the inputs
-// into one PTX module (the first input's header, every input's body, the `.extern .func`
-// declarations that another input defines dropped), checks it as cuModuleLoadData would, and
-// hands out a cubin: an ELF file holding that PTX (fakecuda/internal/fake_cubin.h), which
-// cuModuleLoadData, cuLibraryLoadData and a later link's CU_JIT_INPUT_CUBIN accept. Inputs the
-// fake cannot read (a real cubin, a relocatable object, a library, NVVM IR) answer
-// CUDA_ERROR_NOT_SUPPORTED with the reason in the error log. The state lives in
-// fakecuda/internal/legacy_model.h. Behaviour follows cuda.h: UNMEASURED until the legacy probe
-// (ci/gpu-probes/legacy_probe.cc, cases "link:*") is run on the H200.
+// compile it when added, cuLinkComplete joins the inputs into one PTX module (the first input's
+// header, every input's body, the `.extern .func` declarations that another input defines
+// dropped), checks it as cuModuleLoadData would, and hands out a cubin: an ELF file holding that
+// PTX (fakecuda/internal/fake_cubin.h), which cuModuleLoadData and cuLibraryLoadData accept. The
+// state lives in fakecuda/internal/legacy_model.h.
+//
+// Measured on an H100 (driver 580.159.04, ci/gpu-probes/legacy_probe.cc "link:*",
+// ci/gpu-probes/results/2026-12-06-h100-legacy.real.txt):
+//  - cuLinkCreate needs a current context (CUDA_ERROR_INVALID_CONTEXT); an option out of range,
+//    or options without their arrays, are CUDA_ERROR_INVALID_VALUE. CU_JIT_WALL_TIME is not
+//    written. A link for CU_JIT_TARGET sm_100 completes, and its cubin does not load on sm_90
+//    (CUDA_ERROR_NO_BINARY_FOR_GPU).
+//  - cuLinkAddData: null data or size 0, an unknown input type, options without arrays:
+//    CUDA_ERROR_INVALID_VALUE. PTX with a syntax error: CUDA_ERROR_INVALID_PTX (the input is
+//    dropped; the error log gets the message, not the input's name); text that is not PTX:
+//    CUDA_ERROR_INVALID_IMAGE; a function or entry another input defines:
+//    CUDA_ERROR_INVALID_SOURCE; a linked (executable) cubin: CUDA_ERROR_NO_BINARY_FOR_GPU;
+//    garbage as CUBIN or FATBINARY: CUDA_ERROR_INVALID_IMAGE; PTX text as OBJECT: accepted;
+//    as LIBRARY: CUDA_ERROR_UNKNOWN; as NVVM: CUDA_ERROR_INVALID_IMAGE. Those errors but
+//    INVALID_PTX and INVALID_VALUE stay with the state: cuLinkComplete answers the first of them.
+//  - cuLinkAddFile: a missing file CUDA_ERROR_FILE_NOT_FOUND, a directory
+//    CUDA_ERROR_OUT_OF_MEMORY, an empty or null path CUDA_ERROR_INVALID_VALUE.
+//  - cuLinkComplete: a null cubinOut is CUDA_ERROR_INVALID_VALUE, a null sizeOut is allowed;
+//    a link of no input succeeds; an `.extern` function no input defines is
+//    CUDA_ERROR_INVALID_SOURCE (the log names it). Once completed, the state's image stays until
+//    cuLinkDestroy, but a second cuLinkComplete answers CUDA_ERROR_INVALID_HANDLE and a later
+//    cuLinkAddData CUDA_ERROR_INVALID_VALUE. The context may be destroyed in between.
+//  - A null state is CUDA_ERROR_INVALID_HANDLE, even before cuInit. A made-up or destroyed state
+//    crashed the real driver (SIGSEGV); the fake answers CUDA_ERROR_INVALID_HANDLE.
+// The fake cannot read real cubins, relocatable objects, libraries or NVVM IR: a cubin input
+// that is not its own answers CUDA_ERROR_NOT_SUPPORTED with the reason in the error log.
 #include <sys/stat.h>
 
 #include <cstring>
@@ -30,8 +52,9 @@ using fakecuda::LinkRecord;
 namespace fakecuda {
 namespace {
 
-// The JIT options of cuLinkCreate / cuLinkAddData: the log buffers and wall time are remembered
-// (the link writes them), the rest have no effect on the fake. An option out of range, or
+// The JIT options of cuLinkCreate / cuLinkAddData: the log buffers (the link writes them) and
+// the target are remembered, the rest have no effect on the fake (CU_JIT_WALL_TIME is not
+// written, as measured). An option out of range, or
 // options without their arrays, are CUDA_ERROR_INVALID_VALUE.
 CUresult ReadLinkOptions(unsigned n, CUjit_option* options, void** values, LinkRecord* out) {
   if (n > 0 && (options == nullptr || values == nullptr)) return CUDA_ERROR_INVALID_VALUE;
@@ -45,7 +68,7 @@ CUresult ReadLinkOptions(unsigned n, CUjit_option* options, void** values, LinkR
       case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: out->error_log_size = size; break;
       case CU_JIT_INFO_LOG_BUFFER: out->info_log = values[i]; break;
       case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: out->info_log_size = size; break;
-      case CU_JIT_WALL_TIME: out->wall_time = static_cast<float*>(values[i]); break;
+      case CU_JIT_TARGET: out->target_sm = static_cast<int>(size); break;
       default: break;
     }
   }
@@ -178,19 +201,23 @@ CUresult InputPtx(CUjitInputType type, const void* data, std::size_t size, std::
       std::string text = *ptx;
       if (CUresult e = ParseModuleImage(text.c_str(), text.size() + 1, &parsed, log);
           e != CUDA_SUCCESS) {
-        return e == CUDA_ERROR_INVALID_IMAGE ? CUDA_ERROR_INVALID_PTX : e;
+        return e;
       }
-      if (parsed.format != ImageFormat::kPtx) return CUDA_ERROR_INVALID_PTX;
+      if (parsed.format != ImageFormat::kPtx) return CUDA_ERROR_INVALID_IMAGE;
       return CUDA_SUCCESS;
     }
-    case CU_JIT_INPUT_CUBIN:
+    case CU_JIT_INPUT_CUBIN: {
       if (!IsElf(data, size)) return CUDA_ERROR_INVALID_IMAGE;
-      FakeCubinPtx(data, size, ptx);
-      if (ptx->empty()) {
-        *log = "cubin inputs other than fakecuda's own are not modelled by fakecuda";
-        return CUDA_ERROR_NOT_SUPPORTED;
+      std::string linked;
+      FakeCubinPtx(data, size, &linked);
+      if (!linked.empty()) {
+        // Measured: a cubin out of cuLinkComplete (an executable, not relocatable) is refused.
+        *log = "nvlink error   : the input is not a relocatable cubin";
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
       }
-      return CUDA_SUCCESS;
+      *log = "cubin inputs other than fakecuda's own are not modelled by fakecuda";
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
     case CU_JIT_INPUT_FATBINARY: {
       ModuleImage parsed;
       if (CUresult e = ParseModuleImage(data, size, &parsed, log); e != CUDA_SUCCESS) return e;
@@ -204,15 +231,36 @@ CUresult InputPtx(CUjitInputType type, const void* data, std::size_t size, std::
       return CUDA_ERROR_NOT_SUPPORTED;
     }
     case CU_JIT_INPUT_OBJECT:
+      // Measured: PTX text given as an object is accepted (and, in the fake, ignored); a real
+      // relocatable object is not modelled.
+      if (IsElf(data, size)) {
+        *log = "relocatable objects are not modelled by fakecuda's linker";
+        return CUDA_ERROR_NOT_SUPPORTED;
+      }
+      return CUDA_SUCCESS;
     case CU_JIT_INPUT_LIBRARY:
-      *log = "relocatable objects and libraries are not modelled by fakecuda's linker";
-      return IsElf(data, size) || size >= 8 ? CUDA_ERROR_INVALID_IMAGE : CUDA_ERROR_INVALID_VALUE;
+      *log = "libraries are not modelled by fakecuda's linker";
+      return CUDA_ERROR_UNKNOWN;  // measured for PTX text given as a library
     case CU_JIT_INPUT_NVVM:
       *log = "NVVM IR needs link-time optimization (CU_JIT_LTO), not modelled";
-      return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_ERROR_INVALID_IMAGE;  // measured for PTX text given as NVVM
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
+}
+
+// The entries and (non-extern) functions PTX `text` defines.
+std::set<std::string> Definitions(const std::string& text) {
+  std::set<std::string> out;
+  ModuleImage parsed;
+  std::string log;
+  if (ParseModuleImage(text.c_str(), text.size() + 1, &parsed, &log) == CUDA_SUCCESS) {
+    for (const KernelInfo& k : parsed.kernels) out.insert(k.name);
+  }
+  for (const FuncDecl& d : FuncDecls(text)) {
+    if (!d.is_extern) out.insert(d.name);
+  }
+  return out;
 }
 
 // cuLinkAddData's work once the state and arguments are checked.
@@ -220,10 +268,26 @@ CUresult AddInput(LinkRecord* l, CUjitInputType type, const void* data, std::siz
                   const char* name) {
   std::string ptx, log;
   CUresult r = InputPtx(type, data, size, &ptx, &log);
+  if (r == CUDA_SUCCESS && !ptx.empty()) {
+    for (const std::string& d : Definitions(ptx)) {
+      if (l->defined.count(d) != 0) {
+        log = "nvlink error   : Multiple definition of '" + d + "'";
+        r = CUDA_ERROR_INVALID_SOURCE;
+      }
+    }
+  }
   if (r != CUDA_SUCCESS) {
-    WriteErrorLog(*l, (name != nullptr ? std::string(name) + ": " : std::string()) + log);
+    WriteErrorLog(*l, log);
+    // Measured: these stay with the state (cuLinkComplete answers the first); a PTX syntax
+    // error and argument errors do not.
+    if (r != CUDA_ERROR_INVALID_PTX && r != CUDA_ERROR_INVALID_VALUE &&
+        l->sticky == CUDA_SUCCESS) {
+      l->sticky = r;
+    }
     return r;
   }
+  if (ptx.empty()) return CUDA_SUCCESS;  // an input the fake takes and ignores (OBJECT)
+  for (const std::string& d : Definitions(ptx)) l->defined.insert(d);
   l->ptx.push_back(std::move(ptx));
   l->names.emplace_back(name != nullptr ? name : "");
   return CUDA_SUCCESS;
@@ -233,6 +297,15 @@ CUresult AddInput(LinkRecord* l, CUjitInputType type, const void* data, std::siz
 }  // namespace fakecuda
 
 extern "C" {
+
+// The state's handle is checked before cuInit is (measured: a null state is
+// CUDA_ERROR_INVALID_HANDLE before cuInit).
+#define FAKECUDA_LINK_STATE(name, handle)                                  \
+  FAKECUDA_ENTER_NOLOCK(name)                                              \
+  cuhal::MutexLock lock(st->mu);                                           \
+  LinkRecord* l = st->legacy().FindLink(handle);                           \
+  if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;                      \
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
 
 CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option* options, void** optionValues,
                               CUlinkState* stateOut) try {
@@ -246,6 +319,11 @@ CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option* options, vo
   FAKECUDA_REQUIRE_CONTEXT()
   l.ctx_id = ctx->id;
   l.device = ctx->device;
+  if (l.target_sm == 0) {
+    const fakecuda::DeviceProfile& p = st->profile(ctx->device);
+    l.target_sm = p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                  p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  }
   st->legacy().AddLink(std::move(l), stateOut);
   return CUDA_SUCCESS;
 } catch (...) {
@@ -255,10 +333,8 @@ CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option* options, vo
 CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
                                const char* name, unsigned int numOptions, CUjit_option* options,
                                void** optionValues) try {
-  FAKECUDA_ENTER(cuLinkAddData)
-  LinkRecord* l = st->legacy().FindLink(state);
-  if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if (data == nullptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_LINK_STATE(cuLinkAddData, state)
+  if (data == nullptr || size == 0 || l->completed) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::ReadLinkOptions(numOptions, options, optionValues, nullptr);
       e != CUDA_SUCCESS) {
     return e;
@@ -271,16 +347,16 @@ CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void* dat
 CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char* path,
                                unsigned int numOptions, CUjit_option* options,
                                void** optionValues) try {
-  FAKECUDA_ENTER(cuLinkAddFile)
-  LinkRecord* l = st->legacy().FindLink(state);
-  if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if (path == nullptr || *path == '\0') return CUDA_ERROR_INVALID_VALUE;
+  FAKECUDA_LINK_STATE(cuLinkAddFile, state)
+  if (path == nullptr || *path == '\0' || l->completed) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult e = fakecuda::ReadLinkOptions(numOptions, options, optionValues, nullptr);
       e != CUDA_SUCCESS) {
     return e;
   }
   struct stat info;
-  if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) return CUDA_ERROR_FILE_NOT_FOUND;
+  if (stat(path, &info) != 0) return CUDA_ERROR_FILE_NOT_FOUND;
+  if (S_ISDIR(info.st_mode)) return CUDA_ERROR_OUT_OF_MEMORY;  // measured
+  if (!S_ISREG(info.st_mode)) return CUDA_ERROR_FILE_NOT_FOUND;
   std::ifstream in(path, std::ios::binary);
   if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -291,17 +367,20 @@ CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const cha
 }
 
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void** cubinOut, size_t* sizeOut) try {
-  FAKECUDA_ENTER(cuLinkComplete)
-  LinkRecord* l = st->legacy().FindLink(state);
-  if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if (cubinOut == nullptr || sizeOut == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!l->completed) {
-    if (l->ptx.empty()) return CUDA_ERROR_INVALID_VALUE;
-    std::string log;
-    std::string joined = fakecuda::JoinPtx(l->ptx, &log);
+  FAKECUDA_LINK_STATE(cuLinkComplete, state)
+  if (cubinOut == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (l->completed) return CUDA_ERROR_INVALID_HANDLE;  // measured: the state is used up
+  if (l->sticky != CUDA_SUCCESS) return l->sticky;
+  std::string log;
+  std::string joined;
+  if (l->ptx.empty()) {
+    // Measured: a link of nothing succeeds; its image is an empty module.
+    joined = ".version 8.0\n.target sm_" + std::to_string(l->target_sm) + "\n.address_size 64\n";
+  } else {
+    joined = fakecuda::JoinPtx(l->ptx, &log);
     if (joined.empty()) {
       fakecuda::WriteErrorLog(*l, log);
-      return CUDA_ERROR_INVALID_IMAGE;
+      return CUDA_ERROR_INVALID_SOURCE;
     }
     fakecuda::ModuleImage parsed;
     CUresult r = fakecuda::ParseModuleImage(joined.c_str(), joined.size() + 1, &parsed, &log);
@@ -310,26 +389,20 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void** cubinOut, size_t* size
       fakecuda::WriteErrorLog(*l, log);
       return r;
     }
-    const fakecuda::DeviceProfile& p = st->device(l->device).profile;
-    const int sm = p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
-                   p.Attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    l->image = fakecuda::MakeFakeCubin(joined, sm);
-    l->completed = true;
-    fakecuda::WriteErrorLog(*l, std::string());
-    if (l->info_log != nullptr && l->info_log_size > 0) static_cast<char*>(l->info_log)[0] = '\0';
-    if (l->wall_time != nullptr) *l->wall_time = 0.0f;
   }
+  l->image = fakecuda::MakeFakeCubin(joined, l->target_sm);
+  l->completed = true;
+  fakecuda::WriteErrorLog(*l, std::string());
+  if (l->info_log != nullptr && l->info_log_size > 0) static_cast<char*>(l->info_log)[0] = '\0';
   *cubinOut = l->image.data();
-  *sizeOut = l->image.size();
+  if (sizeOut != nullptr) *sizeOut = l->image.size();
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLinkComplete");
 }
 
 CUresult CUDAAPI cuLinkDestroy(CUlinkState state) try {
-  FAKECUDA_ENTER(cuLinkDestroy)
-  LinkRecord* l = st->legacy().FindLink(state);
-  if (l == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  FAKECUDA_LINK_STATE(cuLinkDestroy, state)
   st->legacy().DestroyLink(l->id);
   return CUDA_SUCCESS;
 } catch (...) {

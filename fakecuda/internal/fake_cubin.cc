@@ -47,7 +47,8 @@ std::vector<char> MakeFakeCubin(const std::string& ptx, int sm) {
   const std::size_t ptx_size = ptx.size() + 1;  // with its NUL
   const std::size_t table = (ptx_at + ptx_size + 7) / 8 * 8;
   std::vector<char> out(table + 3 * kShdrSize, 0);
-  const unsigned char ident[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, 7};
+  // EI_OSABI 0x41: the real linker's cubins' (measured, H100 driver 580).
+  const unsigned char ident[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41, 8};
   std::memcpy(out.data(), ident, sizeof ident);
   Put<std::uint16_t>(&out, 16, 2);  // ET_EXEC
   Put<std::uint16_t>(&out, 18, kEmCuda);
@@ -70,8 +71,9 @@ bool IsElf(const void* image, std::size_t size) {
   return size >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
 }
 
-bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx) {
+bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx, int* sm) {
   ptx->clear();
+  if (sm != nullptr) *sm = 0;
   if (!IsElf(image, size) || size < kEhdrSize) return false;
   const auto* b = static_cast<const unsigned char*>(image);
   if (b[4] != 2 || b[5] != 1 || Get<std::uint16_t>(b + 18) != kEmCuda) return true;
@@ -95,6 +97,7 @@ bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx) {
   if (names_at + name + sizeof kSection > table || at + len > table || len == 0) return true;
   if (std::memcmp(b + names_at + name, kSection, sizeof kSection) != 0) return true;
   ptx->assign(reinterpret_cast<const char*>(b + at), len - 1);
+  if (sm != nullptr) *sm = static_cast<int>(Get<std::uint32_t>(b + 48) & 0xffff);
   return true;
 }
 

@@ -16,11 +16,12 @@ namespace fakecuda {
 // The ELF image holding `ptx`, for a device of compute capability `sm` (90: sm_90).
 std::vector<char> MakeFakeCubin(const std::string& ptx, int sm);
 
-// Whether `image` (`size` bytes at most; SIZE_MAX: unknown) is an ELF file starting with the
-// ELF magic; then *ptx is its ".nv.fakecuda.ptx" section when it is a fakecuda cubin, and
-// empty when it is not (a real cubin, or a malformed header).
+// Whether `image` (`size` bytes at most; SIZE_MAX: unknown) starts with the ELF magic.
 bool IsElf(const void* image, std::size_t size);
-bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx);
+// Whether `image` is an ELF file; then *ptx is its ".nv.fakecuda.ptx" section and *sm (when not
+// null) the architecture it was linked for, when it is a fakecuda cubin, and *ptx is empty when
+// it is not (a real cubin, or a malformed header).
+bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx, int* sm = nullptr);
 
 }  // namespace fakecuda
 

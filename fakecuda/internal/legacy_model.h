@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,12 +39,15 @@ struct LinkRecord {
   std::vector<std::string> names; // each input's name
   std::vector<char> image;        // the linked image (after cuLinkComplete)
   bool completed = false;
+  // The first error of an input the link kept (measured: it is also cuLinkComplete's answer).
+  CUresult sticky = CUDA_SUCCESS;
+  int target_sm = 0;              // CU_JIT_TARGET, else the context's device's
+  std::set<std::string> defined;  // the entries and functions the inputs define
   // The log options given to cuLinkCreate (the user's buffers, written as the JIT writes them).
   void* error_log = nullptr;
   std::size_t error_log_size = 0;
   void* info_log = nullptr;
   std::size_t info_log_size = 0;
-  float* wall_time = nullptr;
 };
 
 // What a texture reference is bound to.

@@ -983,8 +983,16 @@ CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
   const auto* bytes = static_cast<const unsigned char*>(image);
   if (HasPrefix(bytes, {0x7f, 'E', 'L', 'F'})) {
     // The cubin of fakecuda's JIT linker holds PTX (fake_cubin.h): read as that PTX.
-    if (std::string linked; FakeCubinPtx(image, size, &linked) && !linked.empty()) {
-      return ParseModuleImage(linked.c_str(), linked.size() + 1, out, log);
+    // Its architecture is checked against the device as a fat binary's PTX entry is
+    // (CheckFatbinForDevice): a cubin linked for sm_100 does not load on sm_90
+    // (CUDA_ERROR_NO_BINARY_FOR_GPU, measured).
+    int sm = 0;
+    if (std::string linked; FakeCubinPtx(image, size, &linked, &sm) && !linked.empty()) {
+      CUresult r = ParseModuleImage(linked.c_str(), linked.size() + 1, out, log);
+      out->fatbin.present = true;
+      out->fatbin.has_ptx = true;
+      out->fatbin.ptx_sm = sm;
+      return r;
     }
     *log = "cubin (ELF) images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
     return CUDA_ERROR_NOT_SUPPORTED;
