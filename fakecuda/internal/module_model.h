@@ -58,11 +58,12 @@ struct FunctionState {
   // cuKernelSetAttribute of it no longer reaches this function (measured; library_model.h).
   std::uint32_t set_on_function = 0;
   // The deprecated execution control (fakecuda/entry/legacy_entry.cc): the block shape of
-  // cuFuncSetBlockShape (x 0: never set), cuFuncSetSharedSize's bytes, the parameter buffer of
-  // cuParamSetSize/cuParamSet[ifv], which cuLaunch and cuLaunchGrid launch with.
+  // cuFuncSetBlockShape (x 0: never set), cuFuncSetSharedSize's bytes, the bytes cuParamSet[ifv]
+  // wrote and cuParamSetSize's size, which cuLaunch and cuLaunchGrid launch with.
   unsigned legacy_block[3] = {0, 0, 0};
   unsigned legacy_shared = 0;
   std::vector<std::byte> legacy_params;
+  unsigned legacy_param_size = 0;
 };
 
 struct GlobalVar {
