@@ -277,8 +277,10 @@ CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRe
   FAKECUDA_ENTER(cuParamSetTexRef)
   if (fakecuda::Modules(st).FindFunction(hfunc) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (st->legacy().FindTexRef(hTexRef) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  // cuda.h: texunit must be CU_PARAM_TR_DEFAULT; the fake samples no texture.
-  return texunit == CU_PARAM_TR_DEFAULT ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  // Measured: texunit 0 is taken as CU_PARAM_TR_DEFAULT is (cuda.h asks for the latter). The
+  // fake samples no texture.
+  (void)texunit;
+  return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuParamSetTexRef");
 }
@@ -411,9 +413,13 @@ CUresult CUDAAPI cuModuleGetTexRef(CUtexref* pTexRef, CUmodule hmod, const char*
 CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags) try {
   FAKECUDA_ENTER(cuTexRefSetArray)
   FAKECUDA_TEXREF(hTexRef)
-  if (Flags != CU_TRSA_OVERRIDE_FORMAT) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: flags 0 and CU_TRSA_OVERRIDE_FORMAT are accepted (7 is not); a null array is
+  // CUDA_ERROR_INVALID_HANDLE.
+  if ((Flags & ~static_cast<unsigned>(CU_TRSA_OVERRIDE_FORMAT)) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   const ArrayRecord* a = st->arrays().Find(hArray);
-  if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (a == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   t->binding = TexRefBinding::kArray;
   t->array = hArray;
   t->format = a->desc.Format;
@@ -427,9 +433,11 @@ CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hM
                                            unsigned int Flags) try {
   FAKECUDA_ENTER(cuTexRefSetMipmappedArray)
   FAKECUDA_TEXREF(hTexRef)
-  if (Flags != CU_TRSA_OVERRIDE_FORMAT) return CUDA_ERROR_INVALID_VALUE;
+  if ((Flags & ~static_cast<unsigned>(CU_TRSA_OVERRIDE_FORMAT)) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;  // UNMEASURED (as cuTexRefSetArray)
+  }
   const MipmappedRecord* m = st->arrays().FindMipmapped(hMipmappedArray);
-  if (m == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (m == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // measured for a null one
   t->binding = TexRefBinding::kMipmapped;
   t->mipmapped = hMipmappedArray;
   t->format = m->desc.Format;
@@ -443,6 +451,11 @@ CUresult CUDAAPI cuTexRefSetAddress(size_t* ByteOffset, CUtexref hTexRef, CUdevi
                                     size_t bytes) try {
   FAKECUDA_ENTER(cuTexRefSetAddress)
   FAKECUDA_TEXREF(hTexRef)
+  if (bytes == 0) {  // measured: (0, 0) succeeds; the reference is left unbound
+    if (ByteOffset != nullptr) *ByteOffset = 0;
+    t->binding = TexRefBinding::kNone;
+    return CUDA_SUCCESS;
+  }
   const fakecuda::Allocation* a = st->FindAllocation(dptr, std::max<std::size_t>(bytes, 1));
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const std::size_t element =
@@ -493,8 +506,10 @@ CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt,
                                    int NumPackedComponents) try {
   FAKECUDA_ENTER(cuTexRefSetFormat)
   FAKECUDA_TEXREF(hTexRef)
-  if (NumPackedComponents <= 0 ||
-      ArrayModel::ElementSize(fmt, static_cast<unsigned>(NumPackedComponents)) == 0) {
+  // Measured: the format is not checked (0x77 is taken), 0 components are, 3 are not.
+  // UNMEASURED: other counts (refused here unless 1, 2 or 4).
+  if (NumPackedComponents != 0 && NumPackedComponents != 1 && NumPackedComponents != 2 &&
+      NumPackedComponents != 4) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   t->format = fmt;
@@ -507,10 +522,9 @@ CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt,
 CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am) try {
   FAKECUDA_ENTER(cuTexRefSetAddressMode)
   FAKECUDA_TEXREF(hTexRef)
-  if (dim < 0 || dim > 2 || !fakecuda::ValidAddressMode(fakecuda::EnumBits(am))) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  t->address_mode[dim] = am;
+  if (dim < 0 || dim > 2) return CUDA_ERROR_INVALID_VALUE;
+  // Measured: an unknown mode (9) succeeds and leaves the dimension's mode as it was.
+  if (fakecuda::ValidAddressMode(fakecuda::EnumBits(am))) t->address_mode[dim] = am;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuTexRefSetAddressMode");
@@ -519,8 +533,7 @@ CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mod
 CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) try {
   FAKECUDA_ENTER(cuTexRefSetFilterMode)
   FAKECUDA_TEXREF(hTexRef)
-  if (!fakecuda::ValidFilterMode(fakecuda::EnumBits(fm))) return CUDA_ERROR_INVALID_VALUE;
-  t->filter = fm;
+  t->filter = fm;  // measured: not checked (9 is taken and read back)
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuTexRefSetFilterMode");
@@ -578,6 +591,9 @@ CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float* pBorderColor) t
 CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags) try {
   FAKECUDA_ENTER(cuTexRefSetFlags)
   FAKECUDA_TEXREF(hTexRef)
+  // Measured: 0x80000000 is refused. UNMEASURED: the mask (cuda.h's flags: READ_AS_INTEGER,
+  // NORMALIZED_COORDINATES, SRGB, DISABLE_TRILINEAR_OPTIMIZATION, SEAMLESS_CUBEMAP).
+  if ((Flags & ~0x73u) != 0) return CUDA_ERROR_INVALID_VALUE;
   t->flags = Flags;
   return CUDA_SUCCESS;
 } catch (...) {
@@ -589,6 +605,7 @@ CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr* pdptr, CUtexref hTexRef) try {
   FAKECUDA_TEXREF(hTexRef)
   if (pdptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (t->binding != TexRefBinding::kLinear && t->binding != TexRefBinding::kPitch2D) {
+    *pdptr = 0;  // measured: written, and the call fails
     return CUDA_ERROR_INVALID_VALUE;
   }
   *pdptr = t->address;
@@ -644,9 +661,9 @@ CUresult CUDAAPI cuTexRefGetFormat(CUarray_format* pFormat, int* pNumChannels,
                                    CUtexref hTexRef) try {
   FAKECUDA_ENTER(cuTexRefGetFormat)
   FAKECUDA_TEXREF(hTexRef)
-  if (pFormat == nullptr || pNumChannels == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *pFormat = t->format;
-  *pNumChannels = t->channels;
+  // Measured: either output may be null.
+  if (pFormat != nullptr) *pFormat = t->format;
+  if (pNumChannels != nullptr) *pNumChannels = t->channels;
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuTexRefGetFormat");
@@ -742,9 +759,8 @@ CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned 
   if (s == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   const ArrayRecord* a = st->arrays().Find(hArray);
-  if (a == nullptr || (a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST) == 0) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  if (a == nullptr) return CUDA_ERROR_INVALID_HANDLE;  // measured for a null array
+  if ((a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST) == 0) return CUDA_ERROR_INVALID_VALUE;
   s->array = hArray;
   return CUDA_SUCCESS;
 } catch (...) {

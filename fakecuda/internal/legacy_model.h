@@ -58,8 +58,10 @@ struct TexRefRecord {
   std::uint64_t id = 0;
   std::uint64_t module_id = 0;  // the module declaring it; 0: cuTexRefCreate
   std::string name;
-  CUaddress_mode address_mode[3] = {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_WRAP,
-                                    CU_TR_ADDRESS_MODE_WRAP};
+  // Measured defaults: CLAMP address modes (dimensions 0 and 2 read), POINT filters, FLOAT x 1,
+  // zero bias, clamps, anisotropy, border and flags.
+  CUaddress_mode address_mode[3] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_CLAMP,
+                                    CU_TR_ADDRESS_MODE_CLAMP};
   CUfilter_mode filter = CU_TR_FILTER_MODE_POINT;
   CUfilter_mode mipmap_filter = CU_TR_FILTER_MODE_POINT;
   CUarray_format format = CU_AD_FORMAT_FLOAT;
