@@ -206,6 +206,8 @@ CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) t
 
 CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) try {
   FAKECUDA_ENTER(cuFuncSetBlockShape)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   FunctionState* fn = fakecuda::Modules(st).FindFunction(hfunc);
   if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (x <= 0 || y <= 0 || z <= 0) return CUDA_ERROR_INVALID_VALUE;
@@ -219,6 +221,8 @@ CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) try 
 
 CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) try {
   FAKECUDA_ENTER(cuFuncSetSharedSize)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   FunctionState* fn = fakecuda::Modules(st).FindFunction(hfunc);
   if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   fn->legacy_shared = bytes;  // checked at launch, as cuLaunchKernel's sharedMemBytes
@@ -243,6 +247,8 @@ CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig confi
 
 CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes) try {
   FAKECUDA_ENTER(cuParamSetSize)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   FunctionState* fn = fakecuda::Modules(st).FindFunction(hfunc);
   if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (numbytes > fakecuda::kMaxParamBytes) return CUDA_ERROR_INVALID_VALUE;  // measured (32768)
@@ -254,6 +260,8 @@ CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes) try {
 
 CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value) try {
   FAKECUDA_ENTER(cuParamSeti)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::SetParam(st, hfunc, offset, &value, sizeof value);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuParamSeti");
@@ -261,6 +269,8 @@ CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value) t
 
 CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value) try {
   FAKECUDA_ENTER(cuParamSetf)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::SetParam(st, hfunc, offset, &value, sizeof value);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuParamSetf");
@@ -268,6 +278,8 @@ CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value) try {
 
 CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned int numbytes) try {
   FAKECUDA_ENTER(cuParamSetv)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::SetParam(st, hfunc, offset, ptr, numbytes);
 } catch (...) {
   return ::fakecuda::EntryFailed("cuParamSetv");
@@ -275,6 +287,8 @@ CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned i
 
 CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef) try {
   FAKECUDA_ENTER(cuParamSetTexRef)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   if (fakecuda::Modules(st).FindFunction(hfunc) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (st->legacy().FindTexRef(hTexRef) == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   // Measured: texunit 0 is taken as CU_PARAM_TR_DEFAULT is (cuda.h asks for the latter). The
@@ -287,6 +301,8 @@ CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRe
 
 CUresult CUDAAPI cuLaunch(CUfunction f) try {
   FAKECUDA_ENTER(cuLaunch)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::LaunchLegacy(st, f, 1, 1, nullptr, "cuLaunch");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunch");
@@ -294,6 +310,8 @@ CUresult CUDAAPI cuLaunch(CUfunction f) try {
 
 CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height) try {
   FAKECUDA_ENTER(cuLaunchGrid)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::LaunchLegacy(st, f, grid_width, grid_height, nullptr, "cuLaunchGrid");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchGrid");
@@ -302,6 +320,8 @@ CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height) try
 CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height,
                                    CUstream hStream) try {
   FAKECUDA_ENTER(cuLaunchGridAsync)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   return fakecuda::LaunchLegacy(st, f, grid_width, grid_height, hStream, "cuLaunchGridAsync");
 } catch (...) {
   return ::fakecuda::EntryFailed("cuLaunchGridAsync");
@@ -806,6 +826,8 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject* pSurfObject,
 
 CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject) try {
   FAKECUDA_ENTER(cuSurfObjectDestroy)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   // Measured: 0, a made-up object and one destroyed already all answer CUDA_SUCCESS.
   if (const SurfObjectRecord* s = st->legacy().FindSurfObject(surfObject); s != nullptr) {
     st->legacy().DestroySurfObject(s->id);
@@ -818,6 +840,8 @@ CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject) try {
 CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc,
                                              CUsurfObject surfObject) try {
   FAKECUDA_ENTER(cuSurfObjectGetResourceDesc)
+  FAKECUDA_REQUIRE_CONTEXT()  // measured: before the handle is looked at
+  (void)ctx;
   if (pResDesc == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const SurfObjectRecord* s = st->legacy().FindSurfObject(surfObject);
   if (s == nullptr) return CUDA_ERROR_INVALID_VALUE;  // measured: 0, made up or destroyed
