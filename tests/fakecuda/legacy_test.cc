@@ -2,10 +2,10 @@
 // Conformance: the legacy area (issue 14): the JIT linker (cuLinkCreate ... cuLinkDestroy),
 // cuModuleLoad, the tensor-map encoders, surface objects, the deprecated execution control
 // (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid), texture references and
-// cuMipmappedArrayGetMemoryRequirements. The same behaviour is printed by
-// ci/gpu-probes/legacy_probe.cc on the real driver; an expectation not yet confirmed by its output
-// carries "// UNMEASURED" on its line. cuhal's CUDA table lacks these entry points: they are
-// reached through cuGetProcAddress.
+// cuMipmappedArrayGetMemoryRequirements. Measured 2026-12-06 on an H100 80GB HBM3, driver
+// 580.159.04, by ci/gpu-probes/legacy_probe.cc (ci/gpu-probes/results/2026-12-06-h100-legacy.real.txt);
+// an expectation that output does not confirm carries "// UNMEASURED" on its line. cuhal's CUDA
+// table lacks these entry points: they are reached through cuGetProcAddress.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -205,7 +205,8 @@ TEST_P(LegacyTest, LinkedCubinIsAnElfTheModuleLoaderRuns) {
   EXPECT_EQ(std::memcmp(cubin.data(), "\x7f" "ELF", 4), 0);
   uint16_t machine = 0;
   std::memcpy(&machine, cubin.data() + 18, 2);
-  EXPECT_EQ(machine, 190);  // EM_CUDA  UNMEASURED
+  EXPECT_EQ(machine, 190);  // EM_CUDA
+  EXPECT_EQ(static_cast<unsigned char>(cubin[7]), 0x41);  // EI_OSABI
   CUmodule m = nullptr;
   ASSERT_EQ(l_.ModuleLoadData(&m, cubin.data()), CUDA_SUCCESS);
   EXPECT_EQ(RunOnWord(m, "add_u32", 10), 15u);
@@ -221,24 +222,74 @@ TEST_P(LegacyTest, LinkResolvesAnExternFunctionFromAnotherInput) {
   EXPECT_EQ(l_.ModuleUnload(m), CUDA_SUCCESS);
 }
 
-TEST_P(LegacyTest, LinkArgumentChecks) {
-  EXPECT_EQ(l_.LinkCreate(0, nullptr, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+TEST_P(LegacyTest, LinkArgumentChecksAndAUsedUpState) {
+  EXPECT_EQ(l_.LinkCreate(0, nullptr, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
   CUlinkState st = nullptr;
   ASSERT_EQ(l_.LinkCreate(0, nullptr, nullptr, &st), CUDA_SUCCESS);
   char* ptx = const_cast<char*>(kPtx);
   EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, nullptr, 10, "x", 0, nullptr, nullptr),
-            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, ptx, 0, "x", 0, nullptr, nullptr),
-            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+            CUDA_ERROR_INVALID_VALUE);
+  // A PTX syntax error fails the input only: the link still completes.
   const char bad[] = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry b( {\n";
   EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, const_cast<char*>(bad), sizeof bad, "bad.ptx", 0,
                            nullptr, nullptr),
-            CUDA_ERROR_INVALID_PTX);  // UNMEASURED
+            CUDA_ERROR_INVALID_PTX);
+  ASSERT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, ptx, strlen(kPtx) + 1, "m.ptx", 0, nullptr,
+                           nullptr),
+            CUDA_SUCCESS);
   void* cubin = nullptr;
   size_t size = 0;
-  EXPECT_EQ(l_.LinkComplete(st, nullptr, &size), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(l_.LinkComplete(st, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(l_.LinkComplete(st, &cubin, nullptr), CUDA_SUCCESS);  // the size is optional
+  EXPECT_NE(cubin, nullptr);
+  // Completed: the state is used up (its image stays until cuLinkDestroy).
+  void* again = nullptr;
+  EXPECT_EQ(l_.LinkComplete(st, &again, &size), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(again, nullptr);
+  EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, ptx, strlen(kPtx) + 1, "m.ptx", 0, nullptr,
+                           nullptr),
+            CUDA_ERROR_INVALID_VALUE);
+  CUmodule m = nullptr;
+  EXPECT_EQ(l_.ModuleLoadData(&m, cubin), CUDA_SUCCESS);
+  EXPECT_EQ(l_.ModuleUnload(m), CUDA_SUCCESS);
   EXPECT_EQ(l_.LinkDestroy(st), CUDA_SUCCESS);
-  EXPECT_EQ(l_.LinkComplete(nullptr, &cubin, &size), CUDA_ERROR_INVALID_HANDLE);  // UNMEASURED
+  EXPECT_EQ(l_.LinkComplete(nullptr, &cubin, &size), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(l_.LinkDestroy(nullptr), CUDA_ERROR_INVALID_HANDLE);
+}
+
+TEST_P(LegacyTest, LinkErrorsThatStayWithTheState) {
+  // An extern function no input defines: CUDA_ERROR_INVALID_SOURCE at completion.
+  CUlinkState st = nullptr;
+  ASSERT_EQ(l_.LinkCreate(0, nullptr, nullptr, &st), CUDA_SUCCESS);
+  ASSERT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, const_cast<char*>(kCaller), strlen(kCaller) + 1,
+                           "caller.ptx", 0, nullptr, nullptr),
+            CUDA_SUCCESS);
+  void* cubin = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(l_.LinkComplete(st, &cubin, &size), CUDA_ERROR_INVALID_SOURCE);
+  EXPECT_EQ(l_.LinkDestroy(st), CUDA_SUCCESS);
+  // A second definition of the same kernels: refused when added, and again at completion.
+  ASSERT_EQ(l_.LinkCreate(0, nullptr, nullptr, &st), CUDA_SUCCESS);
+  char* ptx = const_cast<char*>(kPtx);
+  EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, ptx, strlen(kPtx) + 1, "a.ptx", 0, nullptr,
+                           nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_PTX, ptx, strlen(kPtx) + 1, "b.ptx", 0, nullptr,
+                           nullptr),
+            CUDA_ERROR_INVALID_SOURCE);
+  EXPECT_EQ(l_.LinkComplete(st, &cubin, &size), CUDA_ERROR_INVALID_SOURCE);
+  EXPECT_EQ(l_.LinkDestroy(st), CUDA_SUCCESS);
+  // A linked (executable) cubin is not a link input.
+  std::vector<char> linked = Link({kPtx});
+  ASSERT_FALSE(linked.empty());
+  ASSERT_EQ(l_.LinkCreate(0, nullptr, nullptr, &st), CUDA_SUCCESS);
+  EXPECT_EQ(l_.LinkAddData(st, CU_JIT_INPUT_CUBIN, linked.data(), linked.size(), "x.cubin", 0,
+                           nullptr, nullptr),
+            CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(l_.LinkComplete(st, &cubin, &size), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(l_.LinkDestroy(st), CUDA_SUCCESS);
 }
 
 TEST_P(LegacyTest, ModuleLoadReadsAPtxFileAndAnswersFileNotFound) {
@@ -253,7 +304,9 @@ TEST_P(LegacyTest, ModuleLoadReadsAPtxFileAndAnswersFileNotFound) {
   EXPECT_EQ(l_.ModuleUnload(m), CUDA_SUCCESS);
   unlink(path);
   EXPECT_EQ(l_.ModuleLoad(&m, path), CUDA_ERROR_FILE_NOT_FOUND);
-  EXPECT_EQ(l_.ModuleLoad(nullptr, path), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(l_.ModuleLoad(nullptr, path), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(l_.ModuleLoad(&m, "/tmp"), CUDA_ERROR_OUT_OF_MEMORY);  // a directory
+  EXPECT_EQ(l_.ModuleLoad(&m, ""), CUDA_ERROR_INVALID_VALUE);
 }
 
 // A 64-byte aligned CUtensorMap filled with 0xa5.
@@ -265,7 +318,15 @@ struct alignas(64) MapBuf {
   }
 };
 
-TEST_P(LegacyTest, TensorMapTiledChecksTheDocumentedRules) {
+// The H100's bytes for a float 64 x 32 tensor (row stride 256) in 32 x 8 boxes at 0x7f1234560000.
+const unsigned char kTiledBase[128] = {
+    0x00, 0x00, 0x56, 0x34, 0x12, 0x7f, 0x00, 0x00, 0x90, 0x03, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x3f, 0x00, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+TEST_P(LegacyTest, TensorMapTiledBytesAndRules) {
   const uintptr_t addr = 0x7f1234560000ull;
   cuuint64_t dim[2] = {64, 32};
   cuuint64_t stride[1] = {256};
@@ -280,16 +341,27 @@ TEST_P(LegacyTest, TensorMapTiledChecksTheDocumentedRules) {
   };
   MapBuf a, c;
   ASSERT_EQ(encode(a.At(0), addr), CUDA_SUCCESS);
-  EXPECT_EQ(encode(a.At(16), addr), CUDA_ERROR_INVALID_VALUE);      // UNMEASURED: misaligned map
-  EXPECT_EQ(encode(a.At(0), addr + 8), CUDA_ERROR_INVALID_VALUE);   // UNMEASURED: address
-  stride[0] = 264;
-  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED: stride % 16
-  stride[0] = 256;
+  EXPECT_EQ(std::memcmp(a.b, kTiledBase, 128), 0);
+  // The map need not be 64-byte aligned; a null address is taken.
+  EXPECT_EQ(encode(a.At(16), addr), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(a.b + 16, kTiledBase, 128), 0);
+  EXPECT_EQ(encode(a.At(0), 0), CUDA_SUCCESS);
+  // Argument errors found before the map is written leave it untouched; the others clear it.
+  box[1] = 0;
+  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(a.b[0], 0xa5);
   box[1] = 257;
-  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED: box > 256
+  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_NE(a.b[8], 0xa5);
   box[1] = 8;
+  EXPECT_EQ(encode(a.At(0), addr + 8), CUDA_ERROR_INVALID_VALUE);
+  stride[0] = 264;
+  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);
+  stride[0] = 0;  // taken
+  EXPECT_EQ(encode(a.At(0), addr), CUDA_SUCCESS);
+  stride[0] = 256;
   es[1] = 9;
-  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED: element stride
+  EXPECT_EQ(encode(a.At(0), addr), CUDA_ERROR_INVALID_VALUE);
   es[1] = 1;
   // Replacing the address gives the encoding of the new address.
   CUtensorMap* ma = a.At(0);
@@ -298,9 +370,28 @@ TEST_P(LegacyTest, TensorMapTiledChecksTheDocumentedRules) {
   ASSERT_EQ(encode(mc, addr + 0x1000), CUDA_SUCCESS);
   EXPECT_NE(std::memcmp(ma, mc, 128), 0);
   ASSERT_EQ(l_.TensorMapReplaceAddress(ma, reinterpret_cast<void*>(addr + 0x1000)), CUDA_SUCCESS);
-  EXPECT_EQ(std::memcmp(ma, mc, 128), 0);  // UNMEASURED
+  EXPECT_EQ(std::memcmp(ma, mc, 128), 0);
   EXPECT_EQ(l_.TensorMapReplaceAddress(ma, reinterpret_cast<void*>(addr + 8)),
-            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(l_.TensorMapReplaceAddress(ma, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_P(LegacyTest, TensorMapNeedsACurrentContext) {
+  cuuint64_t dim[2] = {64, 32};
+  cuuint64_t stride[1] = {256};
+  cuuint32_t box[2] = {32, 8};
+  cuuint32_t es[2] = {1, 1};
+  CUcontext saved = nullptr;
+  ASSERT_EQ(api().cuCtxPopCurrent(&saved), CUDA_SUCCESS);
+  MapBuf a;
+  EXPECT_EQ(l_.TensorMapEncodeTiled(a.At(0), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                                    reinterpret_cast<void*>(0x7f1234560000ull), dim, stride, box,
+                                    es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                    CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(a.b[0], 0xa5);
+  EXPECT_EQ(api().cuCtxPushCurrent(saved), CUDA_SUCCESS);
 }
 
 CUarray MakeArray(const LegacyApi& l, unsigned flags) {
@@ -316,7 +407,7 @@ CUarray MakeArray(const LegacyApi& l, unsigned flags) {
   return a;
 }
 
-TEST_P(LegacyTest, SurfaceObjectNeedsASurfaceLoadStoreArray) {
+TEST_P(LegacyTest, SurfaceObjectRoundTripAndForgivingDestroy) {
   CUarray ldst = MakeArray(l_, CUDA_ARRAY3D_SURFACE_LDST);
   CUarray plain = MakeArray(l_, 0);
   CUDA_RESOURCE_DESC rd;
@@ -331,11 +422,19 @@ TEST_P(LegacyTest, SurfaceObjectNeedsASurfaceLoadStoreArray) {
   ASSERT_EQ(l_.SurfObjectGetResourceDesc(&back, s), CUDA_SUCCESS);
   EXPECT_EQ(back.resType, CU_RESOURCE_TYPE_ARRAY);
   EXPECT_EQ(back.res.array.hArray, ldst);
+  EXPECT_EQ(back.flags, 0u);
   EXPECT_EQ(l_.SurfObjectDestroy(s), CUDA_SUCCESS);
+  // Destroying twice, 0 or a made-up object succeeds; their description does not.
+  EXPECT_EQ(l_.SurfObjectDestroy(s), CUDA_SUCCESS);
+  EXPECT_EQ(l_.SurfObjectDestroy(0), CUDA_SUCCESS);
+  EXPECT_EQ(l_.SurfObjectGetResourceDesc(&back, s), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(l_.SurfObjectGetResourceDesc(&back, 0), CUDA_ERROR_INVALID_VALUE);
+  // An array made without CUDA_ARRAY3D_SURFACE_LDST is taken (cuda.h says otherwise).
   rd.res.array.hArray = plain;
-  CUsurfObject bad = 0;
-  EXPECT_EQ(l_.SurfObjectCreate(&bad, &rd), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
-  EXPECT_EQ(l_.SurfObjectCreate(&bad, nullptr), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  CUsurfObject other = 0;
+  EXPECT_EQ(l_.SurfObjectCreate(&other, &rd), CUDA_SUCCESS);
+  EXPECT_NE(other, 0u);
+  EXPECT_EQ(l_.SurfObjectDestroy(other), CUDA_SUCCESS);
   EXPECT_EQ(l_.ArrayDestroy(ldst), CUDA_SUCCESS);
   EXPECT_EQ(l_.ArrayDestroy(plain), CUDA_SUCCESS);
 }
@@ -348,25 +447,38 @@ TEST_P(LegacyTest, LaunchGridRunsWithTheBlockShapeAndParametersSetBefore) {
   CUdeviceptr buf = 0;
   ASSERT_EQ(api().cuMemAlloc(&buf, 4), CUDA_SUCCESS);
   ASSERT_EQ(api().cuMemsetD32(buf, 0, 1), CUDA_SUCCESS);
-  EXPECT_EQ(l_.FuncSetBlockShape(count, 4, 2, 1), CUDA_SUCCESS);    // UNMEASURED
-  EXPECT_EQ(l_.ParamSetSize(count, 8), CUDA_SUCCESS);               // UNMEASURED
-  EXPECT_EQ(l_.ParamSetv(count, 0, &buf, 8), CUDA_SUCCESS);         // UNMEASURED
-  EXPECT_EQ(l_.LaunchGrid(count, 3, 2), CUDA_SUCCESS);              // UNMEASURED
+  EXPECT_EQ(l_.FuncSetBlockShape(count, 4, 2, 1), CUDA_SUCCESS);
+  EXPECT_EQ(l_.ParamSetSize(count, 8), CUDA_SUCCESS);
+  EXPECT_EQ(l_.ParamSetv(count, 0, &buf, 8), CUDA_SUCCESS);
+  EXPECT_EQ(l_.LaunchGrid(count, 3, 2), CUDA_SUCCESS);
   EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
   uint32_t n = 0;
   EXPECT_EQ(api().cuMemcpyDtoH(&n, buf, 4), CUDA_SUCCESS);
-  EXPECT_EQ(n, 48u);  // UNMEASURED: 3 x 2 blocks of 8 threads
-  EXPECT_EQ(l_.FuncSetBlockShape(nullptr, 1, 1, 1), CUDA_ERROR_INVALID_HANDLE);  // UNMEASURED
+  EXPECT_EQ(n, 48u);  // 3 x 2 blocks of 8 threads
+  // A size above the kernel's parameters is refused at launch; a smaller one launches with the
+  // bytes set before.
+  EXPECT_EQ(l_.ParamSetSize(count, 64), CUDA_SUCCESS);
+  EXPECT_EQ(l_.LaunchGrid(count, 1, 1), CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+  EXPECT_EQ(l_.ParamSetSize(count, 4), CUDA_SUCCESS);
+  EXPECT_EQ(l_.LaunchGrid(count, 1, 1), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemcpyDtoH(&n, buf, 4), CUDA_SUCCESS);
+  EXPECT_EQ(n, 56u);
+  EXPECT_EQ(l_.ParamSetSize(count, 32768), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(l_.FuncSetBlockShape(nullptr, 1, 1, 1), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(api().cuMemFree(buf), CUDA_SUCCESS);
   EXPECT_EQ(l_.ModuleUnload(m), CUDA_SUCCESS);
 }
 
 TEST_P(LegacyTest, TextureReferenceKeepsItsSettings) {
   CUtexref t = nullptr;
-  ASSERT_EQ(l_.TexRefCreate(&t), CUDA_SUCCESS);  // UNMEASURED
+  ASSERT_EQ(l_.TexRefCreate(&t), CUDA_SUCCESS);
   CUfilter_mode fm = CU_TR_FILTER_MODE_LINEAR;
   EXPECT_EQ(l_.TexRefGetFilterMode(&fm, t), CUDA_SUCCESS);
-  EXPECT_EQ(fm, CU_TR_FILTER_MODE_POINT);  // UNMEASURED default
+  EXPECT_EQ(fm, CU_TR_FILTER_MODE_POINT);
+  CUaddress_mode am0 = CU_TR_ADDRESS_MODE_WRAP;
+  EXPECT_EQ(l_.TexRefGetAddressMode(&am0, t, 0), CUDA_SUCCESS);
+  EXPECT_EQ(am0, CU_TR_ADDRESS_MODE_CLAMP);  // the default
   EXPECT_EQ(l_.TexRefSetFilterMode(t, CU_TR_FILTER_MODE_LINEAR), CUDA_SUCCESS);
   EXPECT_EQ(l_.TexRefGetFilterMode(&fm, t), CUDA_SUCCESS);
   EXPECT_EQ(fm, CU_TR_FILTER_MODE_LINEAR);
@@ -374,7 +486,9 @@ TEST_P(LegacyTest, TextureReferenceKeepsItsSettings) {
   CUaddress_mode am = CU_TR_ADDRESS_MODE_WRAP;
   EXPECT_EQ(l_.TexRefGetAddressMode(&am, t, 1), CUDA_SUCCESS);
   EXPECT_EQ(am, CU_TR_ADDRESS_MODE_MIRROR);
+  EXPECT_EQ(l_.TexRefSetAddressMode(t, 3, CU_TR_ADDRESS_MODE_MIRROR), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(l_.TexRefDestroy(t), CUDA_SUCCESS);
+  EXPECT_EQ(l_.TexRefDestroy(nullptr), CUDA_ERROR_INVALID_HANDLE);
 }
 
 TEST_P(LegacyTest, DeferredMappingMipmappedArrayHasMemoryRequirements) {
@@ -390,11 +504,9 @@ TEST_P(LegacyTest, DeferredMappingMipmappedArrayHasMemoryRequirements) {
   CUDA_ARRAY_MEMORY_REQUIREMENTS req;
   std::memset(&req, 0x5a, sizeof req);
   ASSERT_EQ(l_.MipmappedArrayGetMemoryRequirements(&req, mm, 0), CUDA_SUCCESS);
-  EXPECT_GE(req.size, 256u * 256u * 4u);
-  EXPECT_EQ(req.size % 65536, 0u);   // UNMEASURED
-  EXPECT_EQ(req.alignment, 65536u);  // UNMEASURED
-  EXPECT_EQ(l_.MipmappedArrayGetMemoryRequirements(nullptr, mm, 0),
-            CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(req.size, 393216u);
+  EXPECT_EQ(req.alignment, 65536u);
+  EXPECT_EQ(l_.MipmappedArrayGetMemoryRequirements(nullptr, mm, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(l_.MipmappedArrayDestroy(mm), CUDA_SUCCESS);
 }
 
