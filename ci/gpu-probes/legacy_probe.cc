@@ -4,8 +4,9 @@
 // ...Im2colWide, cuTensorMapReplaceAddress: each documented validity rule broken once, and the
 // 128 bytes of valid encodings printed for a fixed, made-up global address so that the layout can
 // be read off), surface objects (cuSurfObjectCreate/Destroy/GetResourceDesc),
-// cuLaunchCooperativeKernelMultiDevice, the deprecated execution-control family (cuFuncSetBlockShape,
-// cuFuncSetSharedSize, cuFuncSetSharedMemConfig, cuParamSet*, cuLaunch, cuLaunchGrid[Async]),
+// cuLaunchCooperativeKernelMultiDevice, the deprecated execution-control family
+// (cuFuncSetBlockShape, cuFuncSetSharedSize, cuFuncSetSharedMemConfig, cuParamSet*, cuLaunch,
+// cuLaunchGrid[Async]),
 // texture and surface references (cuTexRef*, cuSurfRef*, cuModuleGetTexRef/SurfRef),
 // cuMipmappedArrayGetMemoryRequirements and cuMemMapArrayAsync; valid and invalid, before cuInit,
 // without a context and with garbage handles. A plain driver-API program (cuda.h, -lcuda), like
@@ -925,8 +926,9 @@ int CaseTiledValid() {
     v.estride[0] = 2;
     v.Encode("interleave " + std::to_string(il) + " estride[0] 2");
   }
-  for (uintptr_t a : {kAddr + 16, kAddr + 32, kAddr + 0x1000, static_cast<uintptr_t>(0x10),
-                      static_cast<uintptr_t>(0xffffffffff0ull), static_cast<uintptr_t>(1ull << 56)}) {
+  for (uintptr_t a :
+       {kAddr + 16, kAddr + 32, kAddr + 0x1000, static_cast<uintptr_t>(0x10),
+        static_cast<uintptr_t>(0xffffffffff0ull), static_cast<uintptr_t>(1ull << 56)}) {
     Tiled v;
     v.addr = a;
     MapBuf buf;

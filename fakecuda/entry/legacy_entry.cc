@@ -3,7 +3,8 @@
 // deprecated execution control (cuFuncSetBlockShape, cuFuncSetSharedSize,
 // cuFuncSetSharedMemConfig, cuParamSetSize, cuParamSeti/f/v, cuParamSetTexRef, cuLaunch,
 // cuLaunchGrid, cuLaunchGridAsync), whose state lives on the function (FunctionState) and whose
-// launches go the way of cuLaunchKernel with a parameter buffer; cuLaunchCooperativeKernelMultiDevice;
+// launches go the way of cuLaunchKernel with a parameter buffer;
+// cuLaunchCooperativeKernelMultiDevice;
 // texture references (cuTexRefCreate/Destroy, cuModuleGetTexRef, every cuTexRefSet*/Get*) and
 // surface references (cuModuleGetSurfRef, cuSurfRefSet/GetArray), which keep their settings
 // (the fake samples no texture); surface objects (cuSurfObjectCreate/Destroy/GetResourceDesc);
@@ -79,8 +80,12 @@ CUresult SetParam(DriverState* st, CUfunction f, int offset, const void* p, unsi
   return CUDA_SUCCESS;
 }
 
-bool ValidAddressMode(int m) { return m >= CU_TR_ADDRESS_MODE_WRAP && m <= CU_TR_ADDRESS_MODE_BORDER; }
-bool ValidFilterMode(int m) { return m == CU_TR_FILTER_MODE_POINT || m == CU_TR_FILTER_MODE_LINEAR; }
+bool ValidAddressMode(int m) {
+  return m >= CU_TR_ADDRESS_MODE_WRAP && m <= CU_TR_ADDRESS_MODE_BORDER;
+}
+bool ValidFilterMode(int m) {
+  return m == CU_TR_FILTER_MODE_POINT || m == CU_TR_FILTER_MODE_LINEAR;
+}
 
 // The total memory requirement of a mipmapped array's levels, in whole 64 KiB units.
 std::size_t MipmapRequirement(const MipmappedRecord& m) {
@@ -133,13 +138,14 @@ CUresult CheckArrayMap(DriverState* st, const CUarrayMapInfo& m) CUHAL_REQUIRES(
     if (s.offsetX % t.w != 0 || s.offsetY % t.h != 0 || s.offsetZ % std::max(t.d, 1u) != 0) {
       return CUDA_ERROR_INVALID_VALUE;
     }
-    if (s.extentWidth == 0 || s.offsetX + std::uint64_t{s.extentWidth} > (w + t.w - 1) / t.w * t.w ||
+    if (s.extentWidth == 0 ||
+        s.offsetX + std::uint64_t{s.extentWidth} > (w + t.w - 1) / t.w * t.w ||
         s.offsetY + std::uint64_t{std::max(s.extentHeight, 1u)} > (h + t.h - 1) / t.h * t.h ||
         s.offsetZ + std::uint64_t{std::max(s.extentDepth, 1u)} >
             (dep + std::max(t.d, 1u) - 1) / std::max(t.d, 1u) * std::max(t.d, 1u)) {
       return CUDA_ERROR_INVALID_VALUE;
     }
-    if ((s.extentWidth % t.w != 0 && s.offsetX + s.extentWidth < w)) return CUDA_ERROR_INVALID_VALUE;
+    if (s.extentWidth % t.w != 0 && s.offsetX + s.extentWidth < w) return CUDA_ERROR_INVALID_VALUE;
   } else if (EnumBits(m.subresourceType) == CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL) {
     if (EnumBits(m.resourceType) != CU_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
       return CUDA_ERROR_INVALID_VALUE;
@@ -149,11 +155,15 @@ CUresult CheckArrayMap(DriverState* st, const CUarrayMapInfo& m) CUHAL_REQUIRES(
   }
   if (op == CU_MEM_OPERATION_TYPE_MAP) {
     if (EnumBits(m.memHandleType) != CU_MEM_HANDLE_TYPE_GENERIC) return CUDA_ERROR_INVALID_VALUE;
-    CUmemAllocationProp prop{};
-    if (st->vmm().Properties(m.memHandle.memHandle, &prop) != CUDA_SUCCESS) {
+    // Measured: an offset not on 64 KiB, or one past the handle's memory (4 MiB into 2 MiB), is
+    // refused. UNMEASURED: a null handle (it crashed the real driver).
+    const std::size_t size = st->vmm().HandleSize(m.memHandle.memHandle);
+    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    const bool tail = EnumBits(m.subresourceType) == CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL;
+    const std::uint64_t need = tail ? m.subresource.miptail.size : ArrayModel::kAlignment;
+    if (m.offset % ArrayModel::kAlignment != 0 || m.offset > size || size - m.offset < need) {
       return CUDA_ERROR_INVALID_VALUE;
     }
-    if (m.offset % ArrayModel::kAlignment != 0) return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -479,7 +489,8 @@ CUresult CUDAAPI cuTexRefSetAddress(size_t* ByteOffset, CUtexref hTexRef, CUdevi
   const fakecuda::Allocation* a = st->FindAllocation(dptr, std::max<std::size_t>(bytes, 1));
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const std::size_t element =
-      std::max<std::size_t>(ArrayModel::ElementSize(t->format, static_cast<unsigned>(t->channels)), 1);
+      std::max<std::size_t>(
+          ArrayModel::ElementSize(t->format, static_cast<unsigned>(t->channels)), 1);
   const fakecuda::DeviceProfile& p = st->profile(a->device >= 0 ? a->device : 0);
   if (bytes / element >
       static_cast<std::size_t>(p.Attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH))) {
@@ -504,7 +515,8 @@ CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIP
   if (element == 0 || desc->Width == 0 || desc->Height == 0 || Pitch < desc->Width * element) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  const fakecuda::Allocation* a = st->FindAllocation(dptr, (desc->Height - 1) * Pitch + desc->Width * element);
+  const fakecuda::Allocation* a =
+      st->FindAllocation(dptr, (desc->Height - 1) * Pitch + desc->Width * element);
   if (a == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const fakecuda::DeviceProfile& p = st->profile(a->device >= 0 ? a->device : 0);
   const auto align = static_cast<std::size_t>(p.Attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));

@@ -126,7 +126,8 @@ std::vector<FuncDecl> FuncDecls(const std::string& s) {
     if (c == '{') ++depth;
     if (c == '}' && depth > 0 && --depth == 0) statement = i + 1;
     if (depth == 0 && c == ';') statement = i + 1;
-    if (depth == 0 && s.compare(i, 5, ".func") == 0 && (i + 5 >= s.size() || !IsIdentChar(s[i + 5]))) {
+    if (depth == 0 && s.compare(i, 5, ".func") == 0 &&
+        (i + 5 >= s.size() || !IsIdentChar(s[i + 5]))) {
       FuncDecl d;
       // The linkage directives right before `.func` (.extern, .visible, .weak) start it.
       d.start = i;

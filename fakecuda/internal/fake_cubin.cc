@@ -54,7 +54,8 @@ std::vector<char> MakeFakeCubin(const std::string& ptx, int sm) {
   Put<std::uint16_t>(&out, 18, kEmCuda);
   Put<std::uint32_t>(&out, 20, 1);  // EV_CURRENT
   Put<std::uint64_t>(&out, 40, table);
-  Put<std::uint32_t>(&out, 48, static_cast<std::uint32_t>(sm) | (static_cast<std::uint32_t>(sm) << 16));
+  const auto arch = static_cast<std::uint32_t>(sm);
+  Put<std::uint32_t>(&out, 48, arch | (arch << 16));
   Put<std::uint16_t>(&out, 52, kEhdrSize);
   Put<std::uint16_t>(&out, 58, kShdrSize);
   Put<std::uint16_t>(&out, 60, 3);  // e_shnum

@@ -3,9 +3,10 @@
 // cuModuleLoad, the tensor-map encoders, surface objects, the deprecated execution control
 // (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid), texture references and
 // cuMipmappedArrayGetMemoryRequirements. Measured 2026-12-06 on an H100 80GB HBM3, driver
-// 580.159.04, by ci/gpu-probes/legacy_probe.cc (ci/gpu-probes/results/2026-12-06-h100-legacy.real.txt);
-// an expectation that output does not confirm carries "// UNMEASURED" on its line. cuhal's CUDA
-// table lacks these entry points: they are reached through cuGetProcAddress.
+// 580.159.04, by ci/gpu-probes/legacy_probe.cc (output in ci/gpu-probes/results/
+// 2026-12-06-h100-legacy.real.txt); an expectation that output does not confirm carries
+// "// UNMEASURED" on its line. cuhal's CUDA table lacks these entry points: they are reached
+// through cuGetProcAddress.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
