@@ -562,6 +562,9 @@ CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* me
   if (a == nullptr) return fakecuda::kNoSuchArrayInCopy;
   if (!fakecuda::ValidDevice(st, device)) return CUDA_ERROR_INVALID_VALUE;
   if ((a->desc.Flags & CUDA_ARRAY3D_DEFERRED_MAPPING) == 0) return CUDA_ERROR_INVALID_VALUE;
+  // Measured (legacy_probe "mipmap:memreq"): a level of a deferred-mapping mipmapped array is
+  // CUDA_ERROR_INVALID_VALUE (cuMipmappedArrayGetMemoryRequirements answers for the whole).
+  if (a->mipmap_id != 0) return CUDA_ERROR_INVALID_VALUE;
   std::memset(memoryRequirements, 0, sizeof *memoryRequirements);
   memoryRequirements->size = ArrayModel::MemoryRequirement(a->desc, a->element_size);
   memoryRequirements->alignment = ArrayModel::kAlignment;

@@ -8,6 +8,7 @@
 
 #include "fakecuda/entry/capture_hooks.h"
 #include "fakecuda/entry/entry.h"
+#include "fakecuda/entry/legacy_launch.h"
 #include "fakecuda/race/race_detector.h"
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
@@ -121,6 +122,23 @@ CUresult LaunchKernel(DriverState* st, CUfunction f, const LaunchConfig& config,
 }
 
 }  // namespace
+
+CUresult LaunchFunction(DriverState* st, CUfunction f, const LaunchConfig& config,
+                        CUstream hStream, void** kernelParams, void** extra, const char* entry,
+                        bool cooperative) {
+  LaunchOptions options;
+  options.cooperative = cooperative;
+  return LaunchKernel(st, f, config, hStream, kernelParams, extra, entry, options);
+}
+
+CUresult LoadModuleImage(DriverState* st, Context* ctx, const void* image, CUmodule* module,
+                         std::string* log) {
+  CUresult r = LoadModule(st, ctx, image, module, log);
+  // As cuModuleLoadData: a load invalidates the captures that prohibit unsafe calls.
+  if (r == CUDA_SUCCESS) (void)CaptureCheckUnsafe(st, false);
+  return r;
+}
+
 }  // namespace fakecuda
 
 extern "C" {

@@ -229,3 +229,6 @@ FAKECUDA_PTSZ(cuGraphicsMapResources_ptsz, cuGraphicsMapResources,
               (unsigned int c, CUgraphicsResource* r, CUstream s), (c, r, PerThread(s)))
 FAKECUDA_PTSZ(cuGraphicsUnmapResources_ptsz, cuGraphicsUnmapResources,
               (unsigned int c, CUgraphicsResource* r, CUstream s), (c, r, PerThread(s)))
+// The legacy area (fakecuda/entry/legacy_entry.cc).
+FAKECUDA_PTSZ(cuMemMapArrayAsync_ptsz, cuMemMapArrayAsync,
+              (CUarrayMapInfo* list, unsigned int count, CUstream s), (list, count, PerThread(s)))

@@ -13,6 +13,7 @@
 #include "fakecuda/internal/per_thread_mode.h"
 #include "fakecuda/internal/mem_pool.h"
 #include "fakecuda/internal/graph_model.h"
+#include "fakecuda/internal/legacy_model.h"
 #include "fakecuda/internal/library_model.h"
 #include "fakecuda/internal/module_model.h"
 #include "fakecuda/internal/vmm_model.h"
@@ -84,6 +85,11 @@ DevextModel& DriverState::devext() {
 LibraryModel& DriverState::libraries() {
   if (libraries_ == nullptr) libraries_ = std::make_unique<LibraryModel>();
   return *libraries_;
+}
+
+LegacyModel& DriverState::legacy() {
+  if (legacy_ == nullptr) legacy_ = std::make_unique<LegacyModel>(this);
+  return *legacy_;
 }
 
 GraphModel& DriverState::graphs() {
@@ -212,6 +218,7 @@ void DriverState::TeardownContext(std::uint64_t ctx_id) {
   }
   for (std::uintptr_t base : doomed) ReleaseAllocation(base);
   if (coredump_ != nullptr) coredump_->OnContextTeardown(ctx_id);
+  if (legacy_ != nullptr) legacy_->OnContextTeardown(ctx_id);
 }
 
 namespace {
@@ -327,6 +334,7 @@ std::string DriverState::DescribeLive() const {
   if (arrays_ != nullptr) os << arrays_->Describe();
   if (resources_ != nullptr) os << resources_->Describe();
   if (libraries_ != nullptr) os << libraries_->Describe();
+  if (legacy_ != nullptr) os << legacy_->Describe();
   os << runtime_teardown_lines_;
   return os.str();
 }

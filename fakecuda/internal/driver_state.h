@@ -111,6 +111,7 @@ class ArrayModel;   // fakecuda/internal/array_model.h
 class CoredumpModel;  // fakecuda/internal/coredump_model.h
 class ResourceModel;  // fakecuda/internal/resource_model.h
 class LibraryModel;  // fakecuda/internal/library_model.h
+class LegacyModel;   // fakecuda/internal/legacy_model.h
 class RaceDetector;  // fakecuda/race/race_detector.h
 class DevextModel;   // fakecuda/internal/devext_model.h
 
@@ -177,6 +178,8 @@ class DriverState {
   const LibraryModel* libraries_if_used() const CUHAL_REQUIRES(mu) { return libraries_.get(); }
   // Callback registrations and pool export descriptors of the devext entry points.
   DevextModel& devext() CUHAL_REQUIRES(mu);
+  // Link states, texture and surface references, surface objects (cuLinkCreate, ...).
+  LegacyModel& legacy() CUHAL_REQUIRES(mu);
 
   // Where pinned host memory of cuMemHostAlloc/cuMemAllocHost lies, as cuMemHostGetFlags sees it.
   PinnedChunks& pinned_chunks() CUHAL_REQUIRES(mu) { return pinned_chunks_; }
@@ -341,6 +344,7 @@ class DriverState {
   std::unique_ptr<ResourceModel> resources_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<LibraryModel> libraries_ CUHAL_GUARDED_BY(mu);
   std::unique_ptr<DevextModel> devext_ CUHAL_GUARDED_BY(mu);
+  std::unique_ptr<LegacyModel> legacy_ CUHAL_GUARDED_BY(mu);
   // NoteRuntimeTeardown: what the runtime's releases at exit destroyed, and their lines.
   Inventory runtime_teardown_ CUHAL_GUARDED_BY(mu);
   std::string runtime_teardown_lines_ CUHAL_GUARDED_BY(mu);

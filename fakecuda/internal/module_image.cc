@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "fakecuda/internal/fake_cubin.h"
 #include "fakecuda/ptx/parser.h"
 
 namespace fakecuda {
@@ -592,6 +593,7 @@ class PtxParser {
     std::string type;
     bool unsized = false;
     bool opaque = false;  // .texref and friends: not memory cuModuleGetGlobal returns
+    std::vector<std::string>* refs = nullptr;  // .texref / .surfref: where its name goes
     while (!AtEnd() && !At(";") && !At("=")) {
       const std::string& tok = t_[i_].text;
       if (tok == ".align") {
@@ -599,6 +601,8 @@ class PtxParser {
         continue;
       }
       if (tok == ".texref" || tok == ".samplerref" || tok == ".surfref") opaque = true;
+      if (tok == ".texref") refs = &out_->texrefs;
+      if (tok == ".surfref") refs = &out_->surfrefs;
       if (tok == ".managed") g.managed = true;
       if (tok == ".v2" || tok == ".v4" || tok == ".v8") vec = static_cast<std::size_t>(tok[2] - '0');
       if (std::size_t s = TypeSize(tok); s != 0 && elem == 0) {
@@ -632,6 +636,7 @@ class PtxParser {
       if (AtEnd()) return Fail(at, "unterminated initializer");
     }
     ++i_;  // ';'
+    if (refs != nullptr && !extern_decl && !g.name.empty()) refs->push_back(g.name);
     if (extern_decl || opaque) return true;
     if (g.name.empty() || elem == 0) return Fail(at, "malformed variable declaration");
     std::size_t unit = elem * vec;
@@ -977,6 +982,18 @@ CUresult ParseModuleImage(const void* image, std::size_t size, ModuleImage* out,
   *out = ModuleImage();
   const auto* bytes = static_cast<const unsigned char*>(image);
   if (HasPrefix(bytes, {0x7f, 'E', 'L', 'F'})) {
+    // The cubin of fakecuda's JIT linker holds PTX (fake_cubin.h): read as that PTX.
+    // Its architecture is checked against the device as a fat binary's PTX entry is
+    // (CheckFatbinForDevice): a cubin linked for sm_100 does not load on sm_90
+    // (CUDA_ERROR_NO_BINARY_FOR_GPU, measured).
+    int sm = 0;
+    if (std::string linked; FakeCubinPtx(image, size, &linked, &sm) && !linked.empty()) {
+      CUresult r = ParseModuleImage(linked.c_str(), linked.size() + 1, out, log);
+      out->fatbin.present = true;
+      out->fatbin.has_ptx = true;
+      out->fatbin.ptx_sm = sm;
+      return r;
+    }
     *log = "cubin (ELF) images are not modelled by fakecuda; load PTX or a FAKECUDA-MODULE image";
     return CUDA_ERROR_NOT_SUPPORTED;
   }

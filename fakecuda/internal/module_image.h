@@ -73,6 +73,9 @@ struct ModuleImage {
   std::shared_ptr<const ptx::Program> program;
   std::string program_error;
   FatbinContents fatbin;  // when the image was a fat binary
+  // PTX only: the names of the `.texref` and `.surfref` variables (cuModuleGetTexRef/SurfRef).
+  std::vector<std::string> texrefs;
+  std::vector<std::string> surfrefs;
 };
 
 // The register count reported for kernels whose image does not say, and the most a PTX kernel

@@ -244,6 +244,8 @@ CUresult InstantiateModule(DriverState* st, Context* ctx, const ModuleImage& par
   mod.library_id = library_id;
   mod.ctx_id = ctx->id;
   mod.device = ctx->device;
+  mod.texrefs = parsed.texrefs;
+  mod.surfrefs = parsed.surfrefs;
   for (const GlobalInfo& g : parsed.globals) {
     GlobalVar var;
     bool shared = g.managed && managed != nullptr;

@@ -57,6 +57,13 @@ struct FunctionState {
   // Bit a: attribute a was set through cuFuncSetAttribute; a library kernel's later
   // cuKernelSetAttribute of it no longer reaches this function (measured; library_model.h).
   std::uint32_t set_on_function = 0;
+  // The deprecated execution control (fakecuda/entry/legacy_entry.cc): the block shape of
+  // cuFuncSetBlockShape (x 0: never set), cuFuncSetSharedSize's bytes, the bytes cuParamSet[ifv]
+  // wrote and cuParamSetSize's size, which cuLaunch and cuLaunchGrid launch with.
+  unsigned legacy_block[3] = {0, 0, 0};
+  unsigned legacy_shared = 0;
+  std::vector<std::byte> legacy_params;
+  unsigned legacy_param_size = 0;
 };
 
 struct GlobalVar {
@@ -81,6 +88,8 @@ struct ModuleState {
   int device = 0;
   std::map<std::string, std::uint64_t, std::less<>> functions;  // name -> function id
   std::map<std::string, GlobalVar, std::less<>> globals;
+  std::vector<std::string> texrefs;   // `.texref` names (cuModuleGetTexRef)
+  std::vector<std::string> surfrefs;  // `.surfref` names (cuModuleGetSurfRef)
 };
 
 // A kernel launch configuration.

@@ -206,6 +206,11 @@ CUresult VmmModel::Properties(CUmemGenericAllocationHandle handle,
   return CUDA_SUCCESS;
 }
 
+std::size_t VmmModel::HandleSize(CUmemGenericAllocationHandle handle) const {
+  const Handle* h = FindHandle(handle);
+  return h == nullptr ? 0 : h->size;
+}
+
 bool VmmModel::EnsureRegion() {
   if (region_ != nullptr) return true;
   // 2 TiB of address space if the process has it (sanitizers' layouts may not), else less.

@@ -89,6 +89,8 @@ class VmmModel {
                   CUmemGenericAllocationHandle* out);
   CUresult Release(CUmemGenericAllocationHandle handle);
   CUresult Properties(CUmemGenericAllocationHandle handle, CUmemAllocationProp* out) const;
+  // The size of a live handle's memory, or 0 (cuMemMapArrayAsync's bounds, legacy_entry.cc).
+  std::size_t HandleSize(CUmemGenericAllocationHandle handle) const;
   CUresult Reserve(std::size_t size, std::size_t alignment, CUdeviceptr hint,
                    unsigned long long flags, CUdeviceptr* out);
   CUresult Free(CUdeviceptr ptr, std::size_t size);
