@@ -53,6 +53,8 @@ bool FaultInjector::AddRulesFromSpec(std::string_view spec, std::string* error) 
       parts[i] = rest.substr(0, colon);
       rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
     }
+    // An empty name would be stored as the wildcard and fail every entry point: "*" says that.
+    if (parts[0].empty()) return fail("empty entry name (\"*\" is every entry point)");
     FaultRule rule;
     rule.entry = parts[0] == "*" ? std::string() : std::string(parts[0]);
     std::string_view value = parts[2];

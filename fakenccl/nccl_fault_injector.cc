@@ -88,6 +88,8 @@ bool NcclFaultInjector::AddRulesFromSpec(std::string_view spec, std::string* err
     }
     if (parts.size() != 4) return fail("expected entry:mode:value:ERROR");
     NcclFaultRule rule;
+    // An empty name would be stored as the wildcard and fail every entry point: "*" says that.
+    if (parts[0].empty()) return fail("empty entry name (\"*\" is every entry point)");
     rule.entry = parts[0] == "*" ? std::string() : std::string(parts[0]);
     std::string_view code = parts[3];
     if (size_t at = code.find('@'); at != std::string_view::npos) {

@@ -710,6 +710,9 @@ TEST_F(NcclModelTest, FaultInjectionRulesAndCallLog) {
   EXPECT_FALSE(fake().faults().AddRulesFromSpec("ncclSend:sometimes:1:ncclRemoteError", &error));
   EXPECT_THAT(error, HasSubstr("mode"));
   EXPECT_FALSE(fake().faults().AddRulesFromSpec("ncclSend:nth:1:ncclNoSuchError", &error));
+  // An empty entry name is refused ("*" is the wildcard); it used to fail every entry point.
+  EXPECT_FALSE(fake().faults().AddRulesFromSpec(":nth:1:ncclRemoteError", &error));
+  EXPECT_THAT(error, HasSubstr("empty entry name"));
   EXPECT_FALSE(fake().faults().AddRulesFromSpec("die:1", &error));
   EXPECT_TRUE(fake().faults().ShouldDie(1, 4, 3));
   EXPECT_FALSE(fake().faults().ShouldDie(1, 8, 3));
