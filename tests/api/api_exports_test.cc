@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -65,9 +66,22 @@ std::string SymbolAt(void* address) {
 }
 
 // The first fallback of the given kind in a modelled list (the lists are sorted), or "".
+// The first fallback of kind `kind`, else the first of any kind (every current entry point of
+// cuda.h 13.0 is modelled now; older ABIs may still fall back) whose plain name no modelled
+// symbol shares (a fault under that name would fail the modelled entry point too); an empty Row
+// when there is none.
 Row FirstFallback(const std::vector<Row>& rows, const std::string& kind) {
+  std::set<std::string> modelled_plain;
   for (const Row& row : rows) {
-    if (row.kind == kind && row.last == "fallback") return row;
+    if (row.last == "modelled") modelled_plain.insert(row.plain);
+  }
+  for (bool any_kind : {false, true}) {
+    for (const Row& row : rows) {
+      if (row.last == "fallback" && (any_kind || row.kind == kind) &&
+          modelled_plain.count(row.plain) == 0) {
+        return row;
+      }
+    }
   }
   return Row{};
 }
@@ -124,7 +138,7 @@ class ApiExportsTest : public ::testing::Test {
     const Row faulted = FirstFallback(*cuda_modelled_, "current");
     faulted_plain_ = new std::string(faulted.plain);
     const std::string faults = faulted.plain + ":nth:1:CUDA_ERROR_OUT_OF_MEMORY";
-    setenv("FAKECUDA_FAULTS", faults.c_str(), 1);
+    if (!faulted.plain.empty()) setenv("FAKECUDA_FAULTS", faults.c_str(), 1);
     libcuda_ = dlopen(CUHAL_DROPIN_LIBCUDA, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     unsetenv("FAKECUDA_FAULTS");
     // libnccl.so.2 finds fakecuda's hooks in the libcuda.so.1 loaded above.
@@ -270,7 +284,7 @@ TEST_F(ApiExportsTest, FallbacksAnswerNotInitializedThenNotSupported) {
   for (const Row& row : *cuda_modelled_) {
     if (row.last == "fallback") fallbacks.push_back(row);
   }
-  ASSERT_FALSE(fallbacks.empty());
+  if (fallbacks.empty()) GTEST_SKIP() << "every exported entry point is modelled: no fallback";
   // The fault applies to the first call under the faulted name, whichever symbol makes it.
   bool fault_seen = false;
   for (const Row& row : fallbacks) {
@@ -284,7 +298,8 @@ TEST_F(ApiExportsTest, FallbacksAnswerNotInitializedThenNotSupported) {
     }
     EXPECT_EQ(r, CUDA_ERROR_NOT_INITIALIZED) << row.symbol << " before cuInit";
   }
-  EXPECT_TRUE(fault_seen) << *faulted_plain_;
+  // No fallback with a name of its own: no fault was set (FirstFallback).
+  EXPECT_EQ(fault_seen, !faulted_plain_->empty()) << *faulted_plain_;
   auto init = As<decltype(&::cuInit)>(dlsym(libcuda_, "cuInit"));
   ASSERT_NE(init, nullptr);
   ASSERT_EQ(init(0), CUDA_SUCCESS);

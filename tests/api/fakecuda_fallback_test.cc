@@ -62,15 +62,18 @@ Fallback AsFallback(void (*address)()) {
   return fn;
 }
 
-// The first fallback of the table (current form), which the tests below call.
-const ApiEntry& FirstCurrentFallback() {
-  for (int i = 0; i < kApiEntryCount; ++i) {
-    if (!kApiEntries[i].modelled && kApiEntries[i].kind == ApiKind::k_current) {
-      return kApiEntries[i];
+// The first fallback of the table, which the tests below call: a current form if one is left,
+// else any (every current entry point of cuda.h 13.0 is modelled now; older ABIs and per-thread
+// forms may still fall back). nullptr when every entry point is modelled.
+const ApiEntry* FirstFallback() {
+  for (bool any_kind : {false, true}) {
+    for (int i = 0; i < kApiEntryCount; ++i) {
+      if (!kApiEntries[i].modelled && (any_kind || kApiEntries[i].kind == ApiKind::k_current)) {
+        return &kApiEntries[i];
+      }
     }
   }
-  ADD_FAILURE() << "no fallback in the table";
-  return kApiEntries[0];
+  return nullptr;
 }
 
 TEST(FakecudaFallbackTest, TableIsTheBuildsListOfCudaH) {
@@ -119,11 +122,15 @@ TEST(FakecudaFallbackTest, CuGetProcAddressResolvesEveryPlainName) {
 
 TEST(FakecudaFallbackTest, NoDriverInstalledIsNotInitialized) {
   ASSERT_EQ(Installed(), nullptr);
-  EXPECT_EQ(AsFallback(FirstCurrentFallback().address)(), CUDA_ERROR_NOT_INITIALIZED);
+  const ApiEntry* fallback = FirstFallback();
+  if (fallback == nullptr) GTEST_SKIP() << "every entry point is modelled: no fallback";
+  EXPECT_EQ(AsFallback(fallback->address)(), CUDA_ERROR_NOT_INITIALIZED);
 }
 
 TEST(FakecudaFallbackTest, AnswersThroughTheEntryPrologue) {
-  const ApiEntry& fallback = FirstCurrentFallback();
+  const ApiEntry* first = FirstFallback();
+  if (first == nullptr) GTEST_SKIP() << "every entry point is modelled: no fallback";
+  const ApiEntry& fallback = *first;
   const Fallback call = AsFallback(fallback.address);
   ScopedDriver driver;
   ASSERT_TRUE(driver.ok()) << driver.error();
