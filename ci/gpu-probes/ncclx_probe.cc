@@ -454,7 +454,6 @@ int CaseCommBasic(bool init_all) {
   if (init_all) {
     ncclComm_t d = Garbage<ncclComm_t>();
     int devs[2] = {0, 0};
-    C(ncclCommInitAll, &d, 0, devs);
     C(ncclCommInitAll, nullptr, 1, devs);
     C(ncclCommInitAll, &d, 1, nullptr);
     Say("after null devlist: comm = %s", d == Garbage<ncclComm_t>() ? "untouched"
@@ -475,6 +474,18 @@ int CaseCommBasic(bool init_all) {
     C(ncclCommInitRank, nullptr, 1, id, 0);
     LastError("after bad ranks", nullptr);
   }
+  return 0;
+}
+
+// comm:initall0: ncclCommInitAll with ndev 0 (alone: NCCL 2.28.9 may crash on it).
+int CaseInitAllZero() {
+  Base b;
+  if (!b.Init()) return 1;
+  ncclComm_t d = Garbage<ncclComm_t>();
+  int devs[2] = {0, 0};
+  C(ncclCommInitAll, &d, 0, devs);
+  Say("comm = %s", d == Garbage<ncclComm_t>() ? "untouched" : d == nullptr ? "null" : "set");
+  LastError("after", nullptr);
   return 0;
 }
 
@@ -633,7 +644,6 @@ int CaseRegister() {
   C(ncclCommRegister, c, nullptr, 1 << 20, &hx);
   Say("null buffer: handle = %s",
       hx == Garbage<void*>() ? "untouched" : hx == nullptr ? "null" : "set");
-  C(ncclCommRegister, c, va, 1 << 20, nullptr);
   hx = Garbage<void*>();
   C(ncclCommRegister, c, va, 0, &hx);
   Say("size 0: handle = %s", hx == Garbage<void*>() ? "untouched" : hx == nullptr ? "null" : "set");
@@ -654,6 +664,19 @@ int CaseRegister() {
   C(ncclCommDeregister, nullptr, h);
   LastError("after deregisters", c);
   C(ncclMemFree, nm);
+  C(ncclCommDestroy, c);
+  return 0;
+}
+
+// register:nullhandle: ncclCommRegister with a NULL handle pointer (alone: it may crash).
+int CaseRegisterNullHandle() {
+  Base b;
+  if (!b.Init()) return 1;
+  ncclComm_t c = OneRank();
+  CUdeviceptr a = 0;
+  R(cuMemAlloc(&a, 1 << 20));
+  C(ncclCommRegister, c, reinterpret_cast<void*>(a), 1 << 20, nullptr);
+  LastError("after", c);
   C(ncclCommDestroy, c);
   return 0;
 }
@@ -727,9 +750,6 @@ int CaseWindow() {
   C(ncclCommWindowRegister, c, nm, 1 << 21, &wx, 0x80);
   Say("flags 0x80 window = %s", WinState(wx));
   ncclWindow_t wf = wx;
-  wx = Garbage<ncclWindow_t>();
-  C(ncclCommWindowRegister, nullptr, nm, 1 << 21, &wx, NCCL_WIN_DEFAULT);
-  Say("null comm window = %s", WinState(wx));
   LastError("after invalid registers", c);
   for (ncclWindow_t x : {w, ws, wl, wu, wf})
     if (x != Garbage<ncclWindow_t>() && x != nullptr) C(ncclCommWindowDeregister, c, x);
@@ -738,6 +758,24 @@ int CaseWindow() {
   C(ncclMemFree, nm);
   C(ncclMemFree, nm2);
   C(ncclCommDestroy, c);
+  return 0;
+}
+
+// window:nullcomm: ncclCommWindowRegister/Deregister with a NULL communicator (alone: they
+// may crash).
+int CaseWindowNullComm() {
+  Base b;
+  if (!b.Init()) return 1;
+  void* nm = nullptr;
+  C(ncclMemAlloc, &nm, 1 << 21);
+  ncclWindow_t wx = Garbage<ncclWindow_t>();
+  C(ncclCommWindowRegister, nullptr, nullptr, 0, &wx, NCCL_WIN_DEFAULT);
+  Say("null comm, null buffer: window = %s", WinState(wx));
+  C(ncclCommWindowDeregister, nullptr, nullptr);
+  C(ncclCommWindowRegister, nullptr, nm, 1 << 21, &wx, NCCL_WIN_DEFAULT);
+  Say("null comm window = %s", WinState(wx));
+  LastError("after", nullptr);
+  C(ncclMemFree, nm);
   return 0;
 }
 
@@ -763,9 +801,10 @@ int CaseWindowGarbage(bool twice) {
   return 0;
 }
 
-// shrink:<mode>: ncclCommShrink of a one-rank communicator. Modes: none (exclude nothing),
-// self (exclude rank 0), bad (exclude rank 5), args (null pointers, negative count, bad flags),
-// abort (NCCL_SHRINK_ABORT, exclude nothing).
+// shrink:<mode>: ncclCommShrink of a one-rank communicator. Modes: none (NULL list, count 0),
+// empty (a list, count 0), self (exclude rank 0), bad (exclude rank 5, not a rank), args (null
+// pointers, negative count, bad flags), abort (NCCL_SHRINK_ABORT, exclude rank 5), config (a
+// blocking config, exclude rank 5).
 int CaseShrink(const std::string& mode) {
   Base b;
   if (!b.Init()) return 1;
@@ -778,8 +817,14 @@ int CaseShrink(const std::string& mode) {
   int ex0 = 0, ex5 = 5;
   if (mode == "none") {
     C(ncclCommShrink, c, nullptr, 0, &nc, nullptr, NCCL_SHRINK_DEFAULT);
+  } else if (mode == "empty") {
+    C(ncclCommShrink, c, &ex5, 0, &nc, nullptr, NCCL_SHRINK_DEFAULT);
   } else if (mode == "abort") {
-    C(ncclCommShrink, c, nullptr, 0, &nc, nullptr, NCCL_SHRINK_ABORT);
+    C(ncclCommShrink, c, &ex5, 1, &nc, nullptr, NCCL_SHRINK_ABORT);
+  } else if (mode == "config") {
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 1;
+    C(ncclCommShrink, c, &ex5, 1, &nc, &cfg, NCCL_SHRINK_DEFAULT);
   } else if (mode == "self") {
     C(ncclCommShrink, c, &ex0, 1, &nc, nullptr, NCCL_SHRINK_DEFAULT);
   } else if (mode == "bad") {
@@ -892,11 +937,14 @@ int CaseScalable(const std::string& mode) {
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
     cfg.blocking = 1;
     C(ncclCommInitRankScalable, &c, 1, 0, 1, ids, &cfg);
+  } else if (mode == "nullids") {
+    C(ncclCommInitRankScalable, &c, 1, 0, 1, nullptr, nullptr);
+    Say("null ids: comm = %s", state());
+    LastError("after", nullptr);
+    return 0;
   } else if (mode == "args") {
     C(ncclCommInitRankScalable, &c, 1, 0, 0, ids, nullptr);
     Say("nId 0: comm = %s", state());
-    C(ncclCommInitRankScalable, &c, 1, 0, 1, nullptr, nullptr);
-    Say("null ids: comm = %s", state());
     C(ncclCommInitRankScalable, &c, 1, 1, 1, ids, nullptr);
     Say("rank 1 of 1: comm = %s", state());
     C(ncclCommInitRankScalable, &c, 0, 0, 1, ids, nullptr);
@@ -975,17 +1023,19 @@ const char* const kModes[] = {"inplace",    "outofplace",   "bogus-inplace", "bo
 std::vector<std::string> Cases() {
   std::vector<std::string> cases = {"version",        "memalloc:noinit", "memalloc:valid",
                                     "memalloc:invalid", "memalloc:cross", "memalloc:ctx",
-                                    "comm:initall",    "comm:initrank",  "comm:abort",
+                                    "comm:initall",    "comm:initrank",  "comm:initall0",
+                                    "comm:abort",
                                     "single:args"};
   for (const char* c : kColls)
     for (const char* m : kModes) cases.push_back(std::string("single:") + c + ":" + m);
-  for (const char* m : {"none", "abort", "self", "bad", "args"})
+  for (const char* m : {"none", "empty", "abort", "self", "bad", "args", "config"})
     cases.push_back(std::string("shrink:") + m);
   for (const char* m : {"valid", "badflags", "null", "twice"})
     cases.push_back(std::string("revoke:") + m);
-  cases.insert(cases.end(), {"window", "window:garbage", "window:twice", "register",
-                             "register:garbage", "register:twice"});
-  for (const char* m : {"one", "two", "config", "args"})
+  cases.insert(cases.end(), {"window", "window:garbage", "window:twice", "window:nullcomm",
+                             "register", "register:garbage", "register:twice",
+                             "register:nullhandle"});
+  for (const char* m : {"one", "two", "config", "args", "nullids"})
     cases.push_back(std::string("scalable:") + m);
   for (const char* m : {"valid", "nogroup", "empty", "null", "badmagic", "badversion"})
     cases.push_back(std::string("simulate:") + m);
@@ -1004,6 +1054,7 @@ int RunOne(const std::string& c) {
   if (c == "comm:initall") return CaseCommBasic(true);
   if (c == "comm:initrank") return CaseCommBasic(false);
   if (c == "comm:abort") return CaseCommAbort();
+  if (c == "comm:initall0") return CaseInitAllZero();
   if (c == "single:args") return CaseSingleArgs();
   if (c.rfind("single:", 0) == 0) {
     std::string r = rest("single:");
@@ -1015,9 +1066,11 @@ int RunOne(const std::string& c) {
   if (c == "window") return CaseWindow();
   if (c == "window:garbage") return CaseWindowGarbage(false);
   if (c == "window:twice") return CaseWindowGarbage(true);
+  if (c == "window:nullcomm") return CaseWindowNullComm();
   if (c == "register") return CaseRegister();
   if (c == "register:garbage") return CaseRegisterGarbage(false);
   if (c == "register:twice") return CaseRegisterGarbage(true);
+  if (c == "register:nullhandle") return CaseRegisterNullHandle();
   if (c.rfind("scalable:", 0) == 0) return CaseScalable(rest("scalable:"));
   if (c.rfind("simulate:", 0) == 0) return CaseSimulate(rest("simulate:"));
   fprintf(stderr, "unknown case %s\n", c.c_str());
