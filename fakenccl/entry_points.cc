@@ -255,11 +255,23 @@ std::string CudaFailure(const internal::DriverFunctions& d, CUresult r, bool wit
                      : std::string("Cuda failure '") + s + "'";
 }
 
+// Whether a checked collective is, on a one-rank communicator, NCCL 2.28.9's ncclLaunchOneRank
+// copy: every collective (AlltoAll, Gather and Scatter too: UNMEASURED, from the source) except
+// PreMulSum, which the average of floating types becomes too: a kernel, left to the engine.
+bool IsOneRankCopy(const CallDesc& d) {
+  if (internal::IsPointToPoint(d.kind)) return false;
+  return !(internal::IsReduction(d.kind) &&
+           (d.op.kind == ReduceKind::kPreMulSum ||
+            (d.op.kind == ReduceKind::kAvg && IsFloatingType(d.type))));
+}
+
 // NCCL's single-rank collectives (taskAppend -> ncclLaunchOneRank): no kernel and no peer; when
 // the send and receive buffers differ, one cudaMemcpyAsync(recv, send, bytes, Default, stream)
 // at the time of the call (inside a group too), else nothing at all: the stream is not touched
-// and neither pointer is looked at. PreMulSum (a user operator) launches a kernel instead: that
-// stays with the engine. Called after CheckCall accepted the call and appended it to g.ops.
+// and neither pointer is looked at (measured on NCCL 2.28.3: NULL, host and unallocated pointers
+// succeed in place). Out of place, an unallocated send buffer crashes NCCL 2.28.3 (its pageable
+// copy reads it); the fake driver's copy refuses it instead (CUDA_ERROR_INVALID_VALUE), answered
+// ncclUnhandledCudaError. Called after CheckCall accepted the call and appended it to g.ops.
 ncclResult_t OneRankCollective(ThreadGroup& g, const CallDesc& desc) {
   internal::GroupOp op = g.ops.back();
   g.ops.pop_back();
@@ -287,8 +299,8 @@ ncclResult_t Communicate(FakeNccl* nccl, const char* op_name, ncclComm_t comm,
   const std::size_t queued = g.ops.size();
   ncclResult_t r = nccl->engine().CheckCall(comm, desc, op_name, nccl->faults(), &g.ops, &text);
   if (r != ncclSuccess) return GroupErrCheck(g, Fail(r, text), text);
-  if (g.ops.size() > queued && !internal::IsPointToPoint(desc.kind) &&
-      desc.raw_op < static_cast<int>(ncclNumOps) && nccl->engine().ReadyRanks(comm) == 1) {
+  if (g.ops.size() > queued && IsOneRankCopy(g.ops.back().desc) &&
+      nccl->engine().ReadyRanks(comm) == 1) {
     return OneRankCollective(g, desc);
   }
   if (g.depth > 0) return ncclSuccess;
