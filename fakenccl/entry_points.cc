@@ -265,17 +265,15 @@ bool IsOneRankCopy(const CallDesc& d) {
             (d.op.kind == ReduceKind::kAvg && IsFloatingType(d.type))));
 }
 
-// NCCL's single-rank collectives (taskAppend -> ncclLaunchOneRank): no kernel and no peer; when
-// the send and receive buffers differ, one cudaMemcpyAsync(recv, send, bytes, Default, stream)
-// at the time of the call (inside a group too), else nothing at all: the stream is not touched
-// and neither pointer is looked at (measured on NCCL 2.28.3: NULL, host and unallocated pointers
-// succeed in place). Out of place, an unallocated send buffer crashes NCCL 2.28.3 (its pageable
-// copy reads it); the fake driver's copy refuses it instead (CUDA_ERROR_INVALID_VALUE), answered
+// NCCL's single-rank collectives out of place (taskAppend -> ncclLaunchOneRank): no kernel and no
+// peer, one cudaMemcpyAsync(recv, send, bytes, Default, stream) at the time of the call (inside a
+// group too). (In place NCCL does nothing at all: measured on NCCL 2.28.3, NULL, host and
+// unallocated pointers succeed.) An unallocated send buffer crashes NCCL 2.28.3 (its pageable copy
+// reads it); the fake driver's copy refuses it instead (CUDA_ERROR_INVALID_VALUE), answered
 // ncclUnhandledCudaError. Called after CheckCall accepted the call and appended it to g.ops.
 ncclResult_t OneRankCollective(ThreadGroup& g, const CallDesc& desc) {
   internal::GroupOp op = g.ops.back();
   g.ops.pop_back();
-  if (desc.sendbuff == desc.recvbuff) return ncclSuccess;
   const internal::FakecudaHooks* hooks = internal::Hooks();
   if (hooks == nullptr) {
     std::string text = std::string("fakenccl: ") + internal::HooksUnavailableReason();
@@ -299,8 +297,10 @@ ncclResult_t Communicate(FakeNccl* nccl, const char* op_name, ncclComm_t comm,
   const std::size_t queued = g.ops.size();
   ncclResult_t r = nccl->engine().CheckCall(comm, desc, op_name, nccl->faults(), &g.ops, &text);
   if (r != ncclSuccess) return GroupErrCheck(g, Fail(r, text), text);
-  if (g.ops.size() > queued && IsOneRankCopy(g.ops.back().desc) &&
-      nccl->engine().ReadyRanks(comm) == 1) {
+  // In place the engine's one-rank path already moves nothing (InPlaceNoOpOnOneRank), and keeps
+  // the call's declared accesses for the race detector: only the copies are taken here.
+  if (g.ops.size() > queued && desc.sendbuff != desc.recvbuff &&
+      IsOneRankCopy(g.ops.back().desc) && nccl->engine().ReadyRanks(comm) == 1) {
     return OneRankCollective(g, desc);
   }
   if (g.depth > 0) return ncclSuccess;
