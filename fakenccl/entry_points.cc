@@ -943,11 +943,27 @@ extern "C" ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* sim_info) try {
       return fakenccl::Fail(r, init_text);
     }
   }
-  if (ops.empty()) return ncclSuccess;  // NCCL copies the info back only for a group with work
+  // A one-rank communicator's collectives never become NCCL tasks: ncclLaunchOneRank did their
+  // work at the call (the engine's deferred in-place no-op or PreMulSum kernel runs now). Only
+  // the rest is simulated, and NCCL copies the info back only when some is left.
+  std::vector<fakenccl::internal::GroupOp> one_rank;
+  std::vector<fakenccl::internal::GroupOp> planned;
+  for (fakenccl::internal::GroupOp& op : ops) {
+    const bool alone = !fakenccl::internal::IsPointToPoint(op.desc.kind) &&
+                       nccl->engine().ReadyRanks(fakenccl::internal::EncodeComm(op.handle_id)) == 1;
+    (alone ? one_rank : planned).push_back(std::move(op));
+  }
+  if (!one_rank.empty()) {
+    std::string launch_text;
+    if (ncclResult_t r = nccl->engine().Launch(one_rank, &launch_text); r != ncclSuccess) {
+      return fakenccl::Fail(r, launch_text);
+    }
+  }
+  if (planned.empty()) return ncclSuccess;
   // NCCL plans the collectives and launches nothing. The fake's estimate (UNMEASURED against
   // NCCL's tuning model): 10 us per call plus its bytes at 100 GB/s.
   double seconds = 0;
-  for (const fakenccl::internal::GroupOp& op : ops) {
+  for (const fakenccl::internal::GroupOp& op : planned) {
     seconds += 10e-6 + static_cast<double>(op.desc.count * fakenccl::TypeSize(op.desc.type)) /
                            100e9;
   }

@@ -406,6 +406,35 @@ TEST_F(NcclExtensionsTest, GroupSimulateEndEstimatesAndLaunchesNothing) {
   Destroy(ranks, comms);
 }
 
+TEST_F(NcclExtensionsTest, GroupSimulateEndOfOneRankCollectivesLeavesTheInfoTheCopyDone) {
+  RankThreads& ranks = Ranks(1);
+  std::vector<ncclComm_t> comms = Init(ranks);
+  ranks.RunOn(0, [&] {
+    CUdeviceptr a = 0;
+    CUdeviceptr b = 0;
+    ASSERT_EQ(cuda().cuMemAlloc(&a, 64 * sizeof(float)), CUDA_SUCCESS);
+    ASSERT_EQ(cuda().cuMemAlloc(&b, 64 * sizeof(float)), CUDA_SUCCESS);
+    Fill(a, 64, 5.0f);
+    cudaStream_t s = reinterpret_cast<cudaStream_t>(ranks.stream(0));
+    ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+    const float undefined = info.estimatedTime;
+    EXPECT_EQ(ncclGroupStart(), ncclSuccess);
+    EXPECT_EQ(ncclAllReduce(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b), 64, ncclFloat,
+                            ncclSum, comms[0], s),
+              ncclSuccess);
+    EXPECT_EQ(ncclAllReduce(reinterpret_cast<void*>(a), reinterpret_cast<void*>(a), 64, ncclFloat,
+                            ncclSum, comms[0], s),
+              ncclSuccess);
+    EXPECT_EQ(ncclGroupSimulateEnd(&info), ncclSuccess);
+    EXPECT_EQ(info.estimatedTime, undefined);  // no NCCL task: the info is not written
+    EXPECT_EQ(cuda().cuStreamSynchronize(ranks.stream(0)), CUDA_SUCCESS);
+    EXPECT_TRUE(Holds(b, 64, 5.0f));  // the copy was made at the call
+    EXPECT_EQ(cuda().cuMemFree(a), CUDA_SUCCESS);
+    EXPECT_EQ(cuda().cuMemFree(b), CUDA_SUCCESS);
+  });
+  Destroy(ranks, comms);
+}
+
 TEST_F(NcclExtensionsTest, ResetDebugInitChangesNothingVisible) {
   ASSERT_EQ(ncclGroupEnd(), ncclInvalidUsage);  // sets a last-error text
   const std::string before = LastError();
