@@ -778,8 +778,9 @@ extern "C" ncclResult_t ncclGroupEnd() try {
 }
 
 // ---- Entry points after cuhal's table (nccl.h 2.19 to 2.28) ------------------------------------
-// Modelled on NCCL 2.28.9's source, each check in its order with its WARN text; docs/fakenccl.md
-// ("Entry points after 2.18") says what the H100 measured.
+// Modelled on NCCL 2.28.9's source, each check in its order with its WARN text. UNMEASURED, all of
+// it: ci/gpu-probes/ncclx_probe.cc is written for the GPU machine and has not run there yet
+// (docs/fakenccl.md, "Entry points after 2.18").
 
 extern "C" ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
                                   ncclComm_t comm, cudaStream_t stream) try {

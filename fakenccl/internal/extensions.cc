@@ -5,8 +5,8 @@
 // Deregister). The fake moves data the same way whether a buffer is registered or not, so
 // registrations and windows are bookkeeping: a handle answers what NCCL answers for it (found,
 // counted, refused) and nothing else depends on it. Checks follow NCCL 2.28.9's source in its
-// order; what the H100 measured is said beside each (docs/fakenccl.md, "Entry points after
-// 2.18").
+// order. UNMEASURED, all of it: the GPU run of ci/gpu-probes/ncclx_probe.cc did not happen
+// (docs/fakenccl.md, "Entry points after 2.18").
 #include <atomic>
 #include <cinttypes>
 #include <cstdint>

@@ -6,7 +6,9 @@
 // at the call when the buffers differ, else nothing). The table does not list these functions,
 // so the tests call fakenccl's C functions directly, on the fake only; ci/gpu-probes/
 // ncclx_probe.cc measures the same behaviour on the GPU machine. Each test's name says the
-// behaviour; "UNMEASURED" marks what NCCL 2.28.9's source says and the H100 has not shown yet.
+// behaviour. UNMEASURED, every expectation here but the one-rank in-place no-op (measured on NCCL
+// 2.28.3, docs/driver_facts.md): they come from NCCL 2.28.9's source; the probe has not run on a
+// GPU yet.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
