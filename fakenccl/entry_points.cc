@@ -15,13 +15,16 @@
 // FAKENCCL_PROFILING_ALIASES (the drop-in libnccl.so.2), each also gets its pncclX alias.
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fakenccl/datatypes.h"
 #include "fakenccl/fake_nccl.h"
 #include "fakenccl/fallback.h"
 #include "fakenccl/internal/engine.h"
@@ -243,12 +246,63 @@ ncclResult_t InitRankCommon(FakeNccl* nccl, const char* api, ncclComm_t* comm, i
 
 // Checks one communication call and, outside a group, launches it at once (a lone call is its own
 // group, as in NCCL).
+// "Cuda failure 'text'" (NCCL's CUDACHECK) / "Cuda failure N 'text'" (its CUCHECK) for a driver
+// result, with the fake driver's string (the runtime's strings are the driver's for these).
+std::string CudaFailure(const internal::DriverFunctions& d, CUresult r, bool with_number) {
+  const char* s = nullptr;
+  if (d.cuGetErrorString(r, &s) != CUDA_SUCCESS || s == nullptr) s = "unknown error";
+  return with_number ? "Cuda failure " + std::to_string(static_cast<int>(r)) + " '" + s + "'"
+                     : std::string("Cuda failure '") + s + "'";
+}
+
+// Whether a checked collective is, on a one-rank communicator, NCCL 2.28.9's ncclLaunchOneRank
+// copy: every collective (AlltoAll, Gather and Scatter too: UNMEASURED, from the source) except
+// PreMulSum, which the average of floating types becomes too: a kernel, left to the engine.
+bool IsOneRankCopy(const CallDesc& d) {
+  if (internal::IsPointToPoint(d.kind)) return false;
+  return !(internal::IsReduction(d.kind) &&
+           (d.op.kind == ReduceKind::kPreMulSum ||
+            (d.op.kind == ReduceKind::kAvg && IsFloatingType(d.type))));
+}
+
+// NCCL's single-rank collectives out of place (taskAppend -> ncclLaunchOneRank): no kernel and no
+// peer, one cudaMemcpyAsync(recv, send, bytes, Default, stream) at the time of the call (inside a
+// group too). (In place NCCL does nothing at all: measured on NCCL 2.28.3, NULL, host and
+// unallocated pointers succeed.) An unallocated send buffer crashes NCCL 2.28.3 (its pageable copy
+// reads it); the fake driver's copy refuses it instead (CUDA_ERROR_INVALID_VALUE), answered
+// ncclUnhandledCudaError. Called after CheckCall accepted the call and appended it to g.ops.
+ncclResult_t OneRankCollective(ThreadGroup& g, const CallDesc& desc) {
+  internal::GroupOp op = g.ops.back();
+  g.ops.pop_back();
+  const internal::FakecudaHooks* hooks = internal::Hooks();
+  if (hooks == nullptr) {
+    std::string text = std::string("fakenccl: ") + internal::HooksUnavailableReason();
+    return GroupErrCheck(g, Fail(ncclUnhandledCudaError, text), text);
+  }
+  const internal::DriverFunctions& d = hooks->driver;
+  const std::size_t bytes = desc.count * TypeSize(op.desc.type);
+  CUresult r = d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(desc.recvbuff),
+                               reinterpret_cast<CUdeviceptr>(desc.sendbuff), bytes, desc.stream);
+  if (r != CUDA_SUCCESS) {
+    std::string text = CudaFailure(d, r, /*with_number=*/false);
+    return GroupErrCheck(g, Fail(ncclUnhandledCudaError, text), text);
+  }
+  return ncclSuccess;
+}
+
 ncclResult_t Communicate(FakeNccl* nccl, const char* op_name, ncclComm_t comm,
                          const CallDesc& desc) {
   ThreadGroup& g = Group(*nccl);
   std::string text;
+  const std::size_t queued = g.ops.size();
   ncclResult_t r = nccl->engine().CheckCall(comm, desc, op_name, nccl->faults(), &g.ops, &text);
   if (r != ncclSuccess) return GroupErrCheck(g, Fail(r, text), text);
+  // In place the engine's one-rank path already moves nothing (InPlaceNoOpOnOneRank), and keeps
+  // the call's declared accesses for the race detector: only the copies are taken here.
+  if (g.ops.size() > queued && desc.sendbuff != desc.recvbuff &&
+      IsOneRankCopy(g.ops.back().desc) && nccl->engine().ReadyRanks(comm) == 1) {
+    return OneRankCollective(g, desc);
+  }
   if (g.depth > 0) return ncclSuccess;
   std::vector<internal::GroupOp> ops = std::move(g.ops);
   g.ops.clear();
@@ -723,10 +777,395 @@ extern "C" ncclResult_t ncclGroupEnd() try {
   return fakenccl::EntryFailed("ncclGroupEnd");
 }
 
+// ---- Entry points after cuhal's table (nccl.h 2.19 to 2.28) ------------------------------------
+// Modelled on NCCL 2.28.9's source, each check in its order with its WARN text. UNMEASURED, all of
+// it: ci/gpu-probes/ncclx_probe.cc is written for the GPU machine and has not run there yet
+// (docs/fakenccl.md, "Entry points after 2.18").
+
+extern "C" ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
+                                  ncclComm_t comm, cudaStream_t stream) try {
+  FAKENCCL_ENTER(ncclBcast)
+  // NCCL 2.28.9: ncclBroadcast(buff, buff, ...), so its messages say "Broadcast".
+  return fakenccl::Communicate(
+      nccl, "Broadcast", comm,
+      fakenccl::MakeDesc(CallKind::kBroadcast, buff, buff, count, fakenccl::Raw(datatype),
+                         ncclSum, root, stream));
+} catch (...) {
+  return fakenccl::EntryFailed("ncclBcast");
+}
+
+extern "C" ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size,
+                                         void** handle) try {
+  FAKENCCL_ENTER(ncclCommRegister)
+  std::string text;
+  ncclResult_t r = nccl->engine().Register(comm, buff, size, handle, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommRegister");
+}
+
+extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) try {
+  FAKENCCL_ENTER(ncclCommDeregister)
+  std::string text;
+  ncclResult_t r = nccl->engine().Deregister(comm, handle, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommDeregister");
+}
+
+extern "C" ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size,
+                                               ncclWindow_t* win, int win_flags) try {
+  FAKENCCL_ENTER(ncclCommWindowRegister)
+  std::string text;
+  ncclResult_t r = nccl->engine().WindowRegister(comm, buff, size, win, win_flags, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommWindowRegister");
+}
+
+extern "C" ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) try {
+  FAKENCCL_ENTER(ncclCommWindowDeregister)
+  std::string text;
+  ncclResult_t r = nccl->engine().WindowDeregister(comm, win, &text);
+  return r == ncclSuccess ? r : fakenccl::Fail(r, text);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommWindowDeregister");
+}
+
+extern "C" ncclResult_t ncclCommRevoke(ncclComm_t comm, int revoke_flags) try {
+  FAKENCCL_ENTER(ncclCommRevoke)
+  std::string text;
+  ncclResult_t r = nccl->engine().Revoke(comm, revoke_flags, &text);
+  if (r != ncclSuccess && !text.empty()) fakenccl::SetLastError(text);
+  return r;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommRevoke");
+}
+
+extern "C" ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude_ranks_list,
+                                       int exclude_ranks_count, ncclComm_t* newcomm,
+                                       ncclConfig_t* config, int shrink_flags) try {
+  FAKENCCL_ENTER(ncclCommShrink)
+  // NCCL_SHRINK_ABORT first stops the parent's kernels; the fake's parent has none running
+  // beyond its queued stream work, which the shrink does not touch (UNMEASURED: the flag is
+  // accepted and otherwise ignored; NCCL ignores unknown bits too).
+  (void)shrink_flags;
+  fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
+  std::string text;
+  int blocking = -1;  // NULL config: the parent's
+  if (config != nullptr) {
+    if (ncclResult_t r = fakenccl::ParseConfig(config, &blocking, &text); r != ncclSuccess) {
+      if (newcomm != nullptr) *newcomm = nullptr;
+      return fakenccl::GroupErrCheck(g, fakenccl::Fail(r, text), text);
+    }
+  }
+  const bool in_group = g.depth > 0;
+  bool child_blocking = true;
+  const std::span<const int> exclude(exclude_ranks_list,
+                                     exclude_ranks_count > 0
+                                         ? static_cast<std::size_t>(exclude_ranks_count)
+                                         : 0);
+  ncclResult_t r = nccl->engine().Shrink(comm, exclude, blocking, in_group, newcomm,
+                                         &child_blocking, &text);
+  if (r != ncclSuccess) {
+    if (!text.empty()) fakenccl::SetLastError(text);
+    return fakenccl::GroupErrCheck(g, r, text);
+  }
+  if (*newcomm != nullptr) {
+    if (in_group) {
+      g.inits.emplace_back(fakenccl::internal::DecodeComm(*newcomm), child_blocking);
+    } else if (!child_blocking) {
+      return ncclInProgress;
+    }
+  }
+  return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommShrink");
+}
+
+extern "C" ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank,
+                                                 int n_id, ncclUniqueId* comm_ids,
+                                                 ncclConfig_t* config) try {
+  FAKENCCL_ENTER(ncclCommInitRankScalable)
+  fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
+  if (n_id <= 0 || n_id > nranks) {  // before anything else, *newcomm untouched
+    std::string text = "improper usage of ncclCommInitRank: nId = " + std::to_string(n_id) +
+                       ", nranks=" + std::to_string(nranks);
+    return fakenccl::GroupErrCheck(g, fakenccl::Fail(ncclInvalidArgument, text), text);
+  }
+  if (comm_ids == nullptr) {
+    // NCCL 2.28.9 copies nId ids from it (a crash); the fake refuses.
+    std::string text = "fakenccl: ncclCommInitRankScalable : commId argument is NULL";
+    return fakenccl::GroupErrCheck(g, fakenccl::Fail(ncclInvalidArgument, text), text);
+  }
+  // Every rank passes the same nId ids; the first one names the fake's rendezvous (NCCL spreads
+  // its bootstrap over them, which a fake of threads does not need).
+  return fakenccl::InitRankCommon(nccl, "ncclCommInitRankScalable", newcomm, nranks, comm_ids[0],
+                                  myrank, config);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclCommInitRankScalable");
+}
+
+extern "C" ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* sim_info) try {
+  FAKENCCL_ENTER(ncclGroupSimulateEnd)
+  if (sim_info == nullptr) return ncclGroupEnd();  // NCCL: a plain ncclGroupEnd
+  fakenccl::ThreadGroup& g = fakenccl::Group(*nccl);
+  if (g.depth == 0) {
+    return fakenccl::Fail(ncclInvalidUsage, "ncclGroupEnd: not in a group call.");
+  }
+  if (--g.depth > 0) return ncclSuccess;
+  std::vector<fakenccl::internal::GroupOp> ops = std::move(g.ops);
+  std::vector<std::pair<std::uint64_t, bool>> inits = std::move(g.inits);
+  g.ops.clear();
+  g.inits.clear();
+  if (g.error != ncclSuccess) {
+    ncclResult_t error = g.error;
+    std::string text = std::move(g.error_text);
+    g.error = ncclSuccess;
+    g.error_text.clear();
+    return fakenccl::Fail(error, text);
+  }
+  ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+  std::size_t real_size = 0;
+  std::memcpy(&real_size, sim_info, sizeof(real_size));
+  real_size = std::min(real_size, sizeof(ncclSimInfo_t));
+  info.magic = 0;
+  std::memcpy(static_cast<void*>(&info), sim_info, real_size);
+  if (info.magic != 0x74685283) {
+    // NCCL drops the group's work (its fail path cleans the group up).
+    return fakenccl::Fail(ncclInvalidArgument,
+                          "ncclSimInfo_t argument not initialized via NCCL_SIM_INFO_INITIALIZER");
+  }
+  // Communicators initialized in the group still complete, as at ncclGroupEnd.
+  for (const auto& [id, blocking] : inits) {
+    if (!blocking) continue;
+    std::string init_text;
+    if (ncclResult_t r = nccl->engine().WaitInitialized(id, &init_text); r != ncclSuccess) {
+      return fakenccl::Fail(r, init_text);
+    }
+  }
+  // A one-rank communicator's collectives never become NCCL tasks: ncclLaunchOneRank did their
+  // work at the call (the engine's deferred in-place no-op or PreMulSum kernel runs now). Only
+  // the rest is simulated, and NCCL copies the info back only when some is left.
+  std::vector<fakenccl::internal::GroupOp> one_rank;
+  std::vector<fakenccl::internal::GroupOp> planned;
+  for (fakenccl::internal::GroupOp& op : ops) {
+    const bool alone = !fakenccl::internal::IsPointToPoint(op.desc.kind) &&
+                       nccl->engine().ReadyRanks(fakenccl::internal::EncodeComm(op.handle_id)) == 1;
+    (alone ? one_rank : planned).push_back(std::move(op));
+  }
+  if (!one_rank.empty()) {
+    std::string launch_text;
+    if (ncclResult_t r = nccl->engine().Launch(one_rank, &launch_text); r != ncclSuccess) {
+      return fakenccl::Fail(r, launch_text);
+    }
+  }
+  if (planned.empty()) return ncclSuccess;
+  // NCCL plans the collectives and launches nothing. The fake's estimate (UNMEASURED against
+  // NCCL's tuning model): 10 us per call plus its bytes at 100 GB/s.
+  double seconds = 0;
+  for (const fakenccl::internal::GroupOp& op : planned) {
+    seconds += 10e-6 + static_cast<double>(op.desc.count * fakenccl::TypeSize(op.desc.type)) /
+                           100e9;
+  }
+  info.estimatedTime = static_cast<float>(seconds * 1e6);  // NCCL reports microseconds
+  std::memcpy(static_cast<void*>(sim_info), &info, real_size);
+  return ncclSuccess;
+} catch (...) {
+  return fakenccl::EntryFailed("ncclGroupSimulateEnd");
+}
+
+// NCCL 2.28.9: deprecated; marks the debug settings (NCCL_DEBUG...) to be read again. The fake has
+// none, and the call touches nothing else (not the last-error text).
+extern "C" void ncclResetDebugInit() {}
+
+// ---- ncclMemAlloc / ncclMemFree -----------------------------------------------------------------
+// NCCL 2.28.9's allocator (src/allocator.cc) with the runtime calls it makes done as the runtime
+// does them on the fake driver: cudaGetDevice is the current context's device, else device 0.
+
+namespace fakenccl {
+namespace {
+
+// cudaGetDevice: initializes the driver, answers the current context's device or 0.
+CUresult RuntimeDevice(const internal::DriverFunctions& d, int* device) {
+  if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) return r;
+  CUcontext current = nullptr;
+  if (d.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != nullptr) {
+    CUdevice dev = 0;
+    if (CUresult r = d.cuCtxGetDevice(&dev); r != CUDA_SUCCESS) return r;
+    *device = static_cast<int>(dev);
+    return CUDA_SUCCESS;
+  }
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+
+// cudaMalloc(ptr, size) as NCCL's fallback makes it (a NULL ptr or a zero size).
+ncclResult_t RuntimeMallocFallback(const internal::DriverFunctions& d, void** ptr,
+                                   std::size_t size) {
+  if (ptr == nullptr) return Fail(ncclUnhandledCudaError, "Cuda failure 'invalid argument'");
+  // UNMEASURED: cudaMalloc of 0 bytes succeeds with a NULL pointer.
+  (void)d;
+  *ptr = nullptr;
+  (void)size;
+  return ncclSuccess;
+}
+
+ncclResult_t MemAlloc(const internal::DriverFunctions& d, void** ptr, std::size_t size) {
+  if (ptr == nullptr || size == 0) return RuntimeMallocFallback(d, ptr, size);
+  int cuda_dev = 0;
+  if (CUresult r = RuntimeDevice(d, &cuda_dev); r != CUDA_SUCCESS) {
+    return Fail(ncclUnhandledCudaError, CudaFailure(d, r, false));
+  }
+  auto cu_fail = [&](CUresult r) { return Fail(ncclUnhandledCudaError, CudaFailure(d, r, true)); };
+  CUdevice dev = 0;
+  if (CUresult r = d.cuDeviceGet(&dev, cuda_dev); r != CUDA_SUCCESS) return cu_fail(r);
+  int types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  int flag = 0;
+  (void)d.cuDeviceGetAttribute(&flag, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, dev);
+  if (flag) types |= CU_MEM_HANDLE_TYPE_FABRIC;
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(types);
+  prop.location.id = dev;
+  flag = 0;
+  if (CUresult r = d.cuDeviceGetAttribute(
+          &flag, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, dev);
+      r != CUDA_SUCCESS) {
+    return cu_fail(r);
+  }
+  if (flag) prop.allocFlags.gpuDirectRDMACapable = 1;
+  std::size_t gran = 0;
+  if (CUresult r = d.cuMemGetAllocationGranularity(&gran, &prop,
+                                                   CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+      r != CUDA_SUCCESS) {
+    return cu_fail(r);
+  }
+  int count = 0;
+  if (CUresult r = d.cuDeviceGetCount(&count); r != CUDA_SUCCESS) {
+    return Fail(ncclUnhandledCudaError, CudaFailure(d, r, false));
+  }
+  if (gran == 0) gran = 1;
+  // NCCL's ALIGN_SIZE, wrapping as it does: SIZE_MAX becomes 0 (refused by cuMemCreate).
+  const std::size_t handle_size = (size + gran - 1) / gran * gran;
+  CUmemGenericAllocationHandle handle = 0;
+  CUresult r = d.cuMemCreate(&handle, handle_size, &prop, 0);
+  if ((types & CU_MEM_HANDLE_TYPE_FABRIC) &&
+      (r == CUDA_ERROR_NOT_PERMITTED || r == CUDA_ERROR_NOT_SUPPORTED)) {
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    r = d.cuMemCreate(&handle, handle_size, &prop, 0);
+  }
+  if (r != CUDA_SUCCESS) return cu_fail(r);
+  // The steps after cuMemCreate fail only under injected faults; unlike NCCL (which leaks what
+  // it made), the fake undoes them.
+  CUdeviceptr va = 0;
+  if (r = d.cuMemAddressReserve(&va, handle_size, gran, 0, 0); r != CUDA_SUCCESS) {
+    d.cuMemRelease(handle);
+    return cu_fail(r);
+  }
+  if (r = d.cuMemMap(va, handle_size, 0, handle, 0); r != CUDA_SUCCESS) {
+    d.cuMemAddressFree(va, handle_size);
+    d.cuMemRelease(handle);
+    return cu_fail(r);
+  }
+  for (int i = 0; i < count; ++i) {
+    int p2p = 0;
+    if (i != cuda_dev &&
+        (d.cuDeviceCanAccessPeer(&p2p, i, cuda_dev) != CUDA_SUCCESS || p2p == 0)) {
+      continue;
+    }
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = i;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (r = d.cuMemSetAccess(va, handle_size, &access, 1); r != CUDA_SUCCESS) {
+      d.cuMemUnmap(va, handle_size);
+      d.cuMemAddressFree(va, handle_size);
+      d.cuMemRelease(handle);
+      return cu_fail(r);
+    }
+  }
+  // NCCL keeps the cuMemCreate reference (ncclMemFree releases it) and writes the address.
+  *ptr = reinterpret_cast<void*>(va);
+  return ncclSuccess;
+}
+
+ncclResult_t MemFree(const internal::DriverFunctions& d, void* ptr) {
+  int save = 0;
+  if (CUresult r = RuntimeDevice(d, &save); r != CUDA_SUCCESS) {
+    return Fail(ncclUnhandledCudaError, CudaFailure(d, r, false));
+  }
+  if (ptr == nullptr) return ncclSuccess;  // cudaFree(NULL)
+  auto cu_fail = [&](CUresult r) { return Fail(ncclUnhandledCudaError, CudaFailure(d, r, true)); };
+  const auto va = reinterpret_cast<CUdeviceptr>(ptr);
+  int ordinal = 0;
+  if (CUresult r = d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va);
+      r != CUDA_SUCCESS) {
+    return cu_fail(r);
+  }
+  // ncclCuMemFree, step by step.
+  CUmemGenericAllocationHandle handle = 0;
+  if (CUresult r = d.cuMemRetainAllocationHandle(&handle, ptr); r != CUDA_SUCCESS) {
+    return cu_fail(r);
+  }
+  if (CUresult r = d.cuMemRelease(handle); r != CUDA_SUCCESS) return cu_fail(r);
+  std::size_t size = 0;
+  if (CUresult r = d.cuMemGetAddressRange(nullptr, &size, va); r != CUDA_SUCCESS) {
+    return cu_fail(r);
+  }
+  if (CUresult r = d.cuMemUnmap(va, size); r != CUDA_SUCCESS) return cu_fail(r);
+  if (CUresult r = d.cuMemRelease(handle); r != CUDA_SUCCESS) return cu_fail(r);
+  if (CUresult r = d.cuMemAddressFree(va, size); r != CUDA_SUCCESS) return cu_fail(r);
+  return ncclSuccess;
+}
+
+const internal::DriverFunctions* DriverOrSetError(const char* api) {
+  const internal::FakecudaHooks* hooks = internal::Hooks();
+  if (hooks == nullptr) {
+    SetLastError(std::string("fakenccl: ") + api + ": " + internal::HooksUnavailableReason());
+    return nullptr;
+  }
+  return &hooks->driver;
+}
+
+}  // namespace
+}  // namespace fakenccl
+
+extern "C" ncclResult_t ncclMemAlloc(void** ptr, size_t size) try {
+  FAKENCCL_ENTER(ncclMemAlloc)
+  const fakenccl::internal::DriverFunctions* d = fakenccl::DriverOrSetError("ncclMemAlloc");
+  return d == nullptr ? ncclUnhandledCudaError : fakenccl::MemAlloc(*d, ptr, size);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclMemAlloc");
+}
+
+extern "C" ncclResult_t ncclMemFree(void* ptr) try {
+  FAKENCCL_ENTER(ncclMemFree)
+  const fakenccl::internal::DriverFunctions* d = fakenccl::DriverOrSetError("ncclMemFree");
+  return d == nullptr ? ncclUnhandledCudaError : fakenccl::MemFree(*d, ptr);
+} catch (...) {
+  return fakenccl::EntryFailed("ncclMemFree");
+}
+
 // ---- Profiling aliases (drop-in library only) --------------------------------------------------
 #ifdef FAKENCCL_PROFILING_ALIASES
 #define CUHAL_NCCL_PFN(kind, name, arity) \
   extern "C" decltype(::name) p##name __attribute__((alias(#name)));
 #include "core/symbols/nccl_symbols.inc"
 #undef CUHAL_NCCL_PFN
+#define FAKENCCL_ALIAS(name) extern "C" decltype(::name) p##name __attribute__((alias(#name)));
+FAKENCCL_ALIAS(ncclBcast)
+FAKENCCL_ALIAS(ncclCommRegister)
+FAKENCCL_ALIAS(ncclCommDeregister)
+FAKENCCL_ALIAS(ncclCommWindowRegister)
+FAKENCCL_ALIAS(ncclCommWindowDeregister)
+FAKENCCL_ALIAS(ncclCommRevoke)
+FAKENCCL_ALIAS(ncclCommShrink)
+FAKENCCL_ALIAS(ncclCommInitRankScalable)
+FAKENCCL_ALIAS(ncclGroupSimulateEnd)
+FAKENCCL_ALIAS(ncclMemAlloc)
+FAKENCCL_ALIAS(ncclMemFree)
+#undef FAKENCCL_ALIAS
+extern "C" void pncclResetDebugInit() __attribute__((alias("ncclResetDebugInit")));
 #endif

@@ -21,7 +21,13 @@
 //     async error ncclInvalidUsage naming the ranks and the call; a peer that never arrives is a
 //     timeout on the virtual clock (ncclInvalidUsage, or ncclRemoteError when it died/aborted):
 //     found as soon as every rank is blocked or gone, never while one is busy (NcclOptions);
-//   - fault injection (NcclFaultInjector), including rank death, and a leak report.
+//   - fault injection (NcclFaultInjector), including rank death, and a leak report;
+//   - the rest of nccl.h 2.28, outside the NcclApi table (called by name; UNMEASURED, from NCCL
+//     2.28.9's source: docs/fakenccl.md, "Entry points after 2.18"): ncclMemAlloc/Free (VMM
+//     memory of the fake driver), ncclCommShrink, ncclCommRevoke, ncclCommRegister/Deregister,
+//     ncclCommWindowRegister/Deregister, ncclCommInitRankScalable, ncclGroupSimulateEnd,
+//     ncclResetDebugInit, ncclBcast. A one-rank collective out of place is NCCL's
+//     cudaMemcpyAsync at the call (a pointer the driver refuses fails it at once).
 //
 // Deliberate differences from NCCL:
 //   - The text behind ncclGetLastError() is kept per thread (NCCL keeps one process-wide buffer)

@@ -2,9 +2,9 @@
 // The drop-in libnccl.so.2: creates and installs a FakeNccl when the library is loaded,
 // configured from the environment (FAKENCCL_VERSION, _TIMEOUT_TICKS, _FAULTS, _LEAK_REPORT: see
 // dropin_config.h).
-// It also exports the nccl.h entry points that cuhal's table does not list but that unmodified
-// programs call (ncclBcast, ncclCommRegister/Deregister), each with its pnccl* alias. Collectives
-// run on fakecuda, found at run time (dropin/hooks.cc).
+// The entry points, those outside cuhal's table included (ncclBcast, ncclCommRegister...), are
+// fakenccl's (entry_points.cc, with their pnccl* aliases). Collectives run on fakecuda, found at
+// run time (dropin/hooks.cc).
 #include <nccl.h>
 
 #include <cstdio>
@@ -53,36 +53,3 @@ __attribute__((destructor)) void FakencclDropinUnload() try {
 }
 
 }  // namespace
-
-// ---- Entry points outside cuhal's table --------------------------------------------------------
-
-// ncclBroadcast is a function-try-block; these bodies cannot throw, and are one all the same
-// (the boundary is a wall).
-extern "C" ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root,
-                                  ncclComm_t comm, cudaStream_t stream) try {
-  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
-} catch (...) {
-  return ncclInternalError;
-}
-
-// Registration is an optimization in NCCL; the fake has nothing to register. UNMEASURED: NCCL's
-// checks of these arguments.
-extern "C" ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t /*size*/,
-                                         void** handle) try {
-  if (comm == nullptr || handle == nullptr) return ncclInvalidArgument;
-  *handle = buff != nullptr ? buff : reinterpret_cast<void*>(0x1);
-  return ncclSuccess;
-} catch (...) {
-  return ncclInternalError;
-}
-
-extern "C" ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* /*handle*/) try {
-  return comm == nullptr ? ncclInvalidArgument : ncclSuccess;
-} catch (...) {
-  return ncclInternalError;
-}
-
-extern "C" decltype(ncclBcast) pncclBcast __attribute__((alias("ncclBcast")));
-extern "C" decltype(ncclCommRegister) pncclCommRegister __attribute__((alias("ncclCommRegister")));
-extern "C" decltype(ncclCommDeregister) pncclCommDeregister
-    __attribute__((alias("ncclCommDeregister")));

@@ -78,6 +78,14 @@ bool ResolveFrom(void* handle) {
       !Find(handle, kOptions, &options)) {
     return false;
   }
+#define FAKENCCL_STRINGIFY(name) #name
+#define FAKENCCL_SYMBOL(name) FAKENCCL_STRINGIFY(name)  // after cuda.h's macros (the _v2 names)
+#define FAKENCCL_DRIVER_FIND(name) \
+  if (!Find(handle, FAKENCCL_SYMBOL(name), &h.driver.name)) return false;
+  FAKENCCL_DRIVER_FUNCTIONS(FAKENCCL_DRIVER_FIND)
+#undef FAKENCCL_DRIVER_FIND
+#undef FAKENCCL_SYMBOL
+#undef FAKENCCL_STRINGIFY
   h.device_count = &DeviceCount;
   h.compute_capability_major = &ComputeCapabilityMajor;
   g_hooks = h;

@@ -273,12 +273,37 @@ ncclResult_t Engine::SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv)
 ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int blocking,
                            bool in_group, ncclComm_t* newcomm, bool* child_blocking,
                            std::string* text) {
+  return SplitOrShrink(parent_comm, color, key, {}, blocking, in_group, newcomm, child_blocking,
+                       text, "ncclCommSplit");
+}
+
+ncclResult_t Engine::SplitOrShrink(ncclComm_t parent_comm, int color, int key,
+                                   std::span<const int> exclude, int blocking, bool in_group,
+                                   ncclComm_t* newcomm, bool* child_blocking, std::string* text,
+                                   const char* api) {
   cuhal::MutexLock lock(mu_);
-  Lookup p = FindLocked(parent_comm, "ncclCommSplit", text);
+  Lookup p = FindLocked(parent_comm, api, text);
   if (p.error != ncclSuccess) return p.error;
   if (newcomm == nullptr) {
-    *text = "ncclCommSplit : newcomm argument is NULL";
+    *text = Fmt("%s : newcomm argument is NULL", api);
     return ncclInvalidArgument;
+  }
+  const bool shrink = std::strcmp(api, "ncclCommShrink") == 0;
+  if (shrink) {
+    // NCCL's ncclCommInitChildComm for a shrink: the list, its count, the caller not in it (the
+    // last two without a WARN), before the communicator's readiness.
+    if (exclude.data() == nullptr) {
+      *text = "ncclCommShrink : excludeRanksList argument is NULL";
+      return ncclInvalidArgument;
+    }
+    if (exclude.empty()) {
+      text->clear();
+      return ncclInvalidArgument;
+    }
+    if (std::find(exclude.begin(), exclude.end(), p.handle->rank) != exclude.end()) {
+      text->clear();
+      return ncclInvalidArgument;
+    }
   }
   if (ncclResult_t r = EnsureReadyLocked(*p.handle, text); r != ncclSuccess) return r;
   *newcomm = nullptr;
@@ -287,6 +312,7 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
     return ncclInvalidUsage;
   }
   CommHandle& ph = *p.handle;
+  if (shrink) key = ph.rank;  // NCCL: color 0, key = the caller's rank
   std::shared_ptr<CommShared> parent = ph.comm;
   RankState& rs = parent->ranks[static_cast<size_t>(ph.rank)];
   if (rs.dead) return ncclSuccess;  // a dead rank's calls have no effect
@@ -313,6 +339,15 @@ ncclResult_t Engine::Split(ncclComm_t parent_comm, int color, int key, int block
     child->init_rank = ph.rank;  // polls count on the parent's clock, as this rank
     child_id = child->id;
     *newcomm = EncodeComm(child_id);
+  }
+  // A shrink: the excluded ranks do not call; they take part as NCCL_SPLIT_NOCOLOR.
+  for (int x : exclude) {
+    if (x < 0 || x >= parent->nranks) continue;  // NCCL ignores ranks that are not in it
+    SplitRendezvous::Post& gone = rv->posts[static_cast<size_t>(x)];
+    if (gone.posted) continue;
+    gone.posted = true;
+    gone.color = NCCL_SPLIT_NOCOLOR;
+    ++rv->count;
   }
   SplitRendezvous::Post& post = rv->posts[static_cast<size_t>(ph.rank)];
   post.posted = true;

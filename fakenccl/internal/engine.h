@@ -189,6 +189,21 @@ struct CommHandle {
   int init_rank = 0;
   bool finalized = false;
   bool destroy_requested = false;
+  bool revoked = false;  // ncclCommRevoke
+  // ncclCommRegister's ranges (page-aligned, with reference counts) and ncclCommWindowRegister's
+  // windows, by their opaque handle values.
+  struct Registration {
+    std::uintptr_t begin = 0;
+    std::uintptr_t end = 0;
+    int refs = 0;
+  };
+  std::map<std::uint64_t, Registration> registrations;
+  struct Window {
+    std::uintptr_t begin = 0;
+    std::size_t size = 0;
+    int flags = 0;
+  };
+  std::map<std::uint64_t, Window> windows;
   std::vector<UserOp> user_ops;  // index = op - ncclNumOps before mangling
 };
 
@@ -238,6 +253,28 @@ class Engine : public std::enable_shared_from_this<Engine> {
   ncclResult_t Split(ncclComm_t parent, int color, int key, int blocking, bool in_group,
                      ncclComm_t* newcomm, bool* child_blocking, std::string* text)
       CUHAL_EXCLUDES(mu_);
+  // ncclCommShrink: a split of the parent in which the ranks of `exclude` (which do not call it)
+  // take part as NCCL_SPLIT_NOCOLOR and every caller has color 0 and its rank as key; NCCL's
+  // checks of the list first. `blocking` as for Split.
+  ncclResult_t Shrink(ncclComm_t parent, std::span<const int> exclude, int blocking,
+                      bool in_group, ncclComm_t* newcomm, bool* child_blocking, std::string* text)
+      CUHAL_EXCLUDES(mu_);
+  // ncclCommRevoke: from then on the handle's communication calls fail with ncclInvalidUsage and
+  // it counts as finalized (a later ncclCommRevoke or ncclCommFinalize is refused). An empty
+  // *text on error: NCCL says nothing (no WARN).
+  ncclResult_t Revoke(ncclComm_t comm, int flags, std::string* text) CUHAL_EXCLUDES(mu_);
+  // ncclCommRegister/Deregister and ncclCommWindowRegister/Deregister: per handle tables of
+  // registered ranges; handles are opaque values (EncodeRegistration), never pointers.
+  ncclResult_t Register(ncclComm_t comm, const void* buff, std::size_t size, void** handle,
+                        std::string* text) CUHAL_EXCLUDES(mu_);
+  ncclResult_t Deregister(ncclComm_t comm, void* handle, std::string* text) CUHAL_EXCLUDES(mu_);
+  ncclResult_t WindowRegister(ncclComm_t comm, const void* buff, std::size_t size,
+                              ncclWindow_t* win, int flags, std::string* text)
+      CUHAL_EXCLUDES(mu_);
+  ncclResult_t WindowDeregister(ncclComm_t comm, ncclWindow_t win, std::string* text)
+      CUHAL_EXCLUDES(mu_);
+  // The number of ranks of a ready handle's communicator, or 0 (unknown or not ready handle).
+  int ReadyRanks(ncclComm_t comm) const CUHAL_EXCLUDES(mu_);
   ncclResult_t Finalize(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
   ncclResult_t Destroy(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
   ncclResult_t Abort(ncclComm_t comm, std::string* text) CUHAL_EXCLUDES(mu_);
@@ -288,6 +325,11 @@ class Engine : public std::enable_shared_from_this<Engine> {
   void FailInitLocked(std::shared_ptr<InitRendezvous> rv, ncclResult_t error,
                       const std::string& text) CUHAL_REQUIRES(mu_);
   void FormSplitLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);
+  // Split's and Shrink's body; `api` names the entry point in texts.
+  ncclResult_t SplitOrShrink(ncclComm_t parent, int color, int key, std::span<const int> exclude,
+                             int blocking, bool in_group, ncclComm_t* newcomm,
+                             bool* child_blocking, std::string* text, const char* api)
+      CUHAL_EXCLUDES(mu_);
   void FailSplitLocked(CommShared& parent, SplitRendezvous& rv, ncclResult_t error,
                        const std::string& text) CUHAL_REQUIRES(mu_);
   ncclResult_t SplitTimeoutLocked(CommShared& parent, SplitRendezvous& rv) CUHAL_REQUIRES(mu_);

@@ -22,6 +22,14 @@ int ComputeCapabilityMajor(int device) {
       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 }
 
+DriverFunctions Driver() {
+  DriverFunctions d;
+#define FAKENCCL_DRIVER_ADDRESS(name) d.name = &::name;
+  FAKENCCL_DRIVER_FUNCTIONS(FAKENCCL_DRIVER_ADDRESS)
+#undef FAKENCCL_DRIVER_ADDRESS
+  return d;
+}
+
 const FakecudaHooks kHooks = {
     .enqueue_stream_work = &fakecuda::EnqueueStreamWork,
     .notify_stream_work = &fakecuda::NotifyStreamWork,
@@ -34,6 +42,7 @@ const FakecudaHooks kHooks = {
     .stream_device = &fakecuda::StreamDevice,
     .device_count = &DeviceCount,
     .compute_capability_major = &ComputeCapabilityMajor,
+    .driver = Driver(),
 };
 
 }  // namespace

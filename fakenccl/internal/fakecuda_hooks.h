@@ -21,6 +21,24 @@
 
 namespace fakenccl::internal {
 
+// The CUDA driver API functions fakenccl calls where NCCL calls the runtime (ncclMemAlloc and
+// ncclMemFree, the copy of a one-rank collective): the installed fake driver's entry points, so
+// that fakenccl's memory is the fake driver's and its errors are the driver's. Names as cuda.h
+// spells them (its macros give the versioned symbols, cuMemGetAddressRange_v2...).
+#define FAKENCCL_DRIVER_FUNCTIONS(X)                                                          \
+  X(cuInit) X(cuGetErrorString) X(cuCtxGetCurrent) X(cuCtxGetDevice) X(cuDeviceGet)           \
+  X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDeviceCanAccessPeer)                        \
+  X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemAddressReserve) X(cuMemMap)          \
+  X(cuMemSetAccess) X(cuMemUnmap) X(cuMemRelease) X(cuMemAddressFree)                         \
+  X(cuMemRetainAllocationHandle) X(cuMemGetAddressRange) X(cuPointerGetAttribute)             \
+  X(cuMemcpyAsync) X(cuMemAlloc) X(cuMemFree)
+
+struct DriverFunctions {
+#define FAKENCCL_DRIVER_POINTER(name) decltype(&::name) name = nullptr;
+  FAKENCCL_DRIVER_FUNCTIONS(FAKENCCL_DRIVER_POINTER)
+#undef FAKENCCL_DRIVER_POINTER
+};
+
 // fakecuda/stream_work.h and virtual_clock.h, plus what fakenccl reads of the installed driver's options.
 struct FakecudaHooks {
   CUresult (*enqueue_stream_work)(CUstream, fakecuda::StreamWork) = nullptr;
@@ -37,6 +55,7 @@ struct FakecudaHooks {
   int (*device_count)() = nullptr;
   // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR of a device of the installed driver, or 0.
   int (*compute_capability_major)(int device) = nullptr;
+  DriverFunctions driver;
 };
 
 // The table, or null when fakecuda cannot be reached (the drop-in without fakecuda's symbols).

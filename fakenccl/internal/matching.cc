@@ -78,6 +78,10 @@ ncclResult_t Engine::CheckCall(ncclComm_t comm, const CallDesc& desc, const char
   cuhal::MutexLock lock(mu_);
   Lookup l = FindLocked(comm, op_name, text);
   if (l.error != ncclSuccess) return l.error;
+  if (l.handle->revoked) {  // NCCL's ncclEnqueueCheck, right after its CommCheck
+    *text = Fmt("%s: communicator was revoked", op_name);
+    return ncclInvalidUsage;
+  }
   if (throw_in_calls_for_testing_.load(std::memory_order_relaxed) > 0 &&
       throw_in_calls_for_testing_.fetch_sub(1, std::memory_order_relaxed) > 0) {
     throw std::runtime_error("injected exception in CheckCall (test hook)");

@@ -337,7 +337,9 @@ TEST_F(ApiExportsTest, NcclFallbacksAnswerInvalidUsage) {
         << name;
     ++fallbacks;
   }
-  EXPECT_GT(fallbacks, 0);
+  // Since issue 14's ncclx area every function of nccl.h 2.28 is modelled; a newer nccl.h's new
+  // functions would be fallbacks again, and this test would check them.
+  if (fallbacks == 0) GTEST_SKIP() << "no nccl.h fallback is left: every function is modelled";
 }
 
 }  // namespace
