@@ -66,12 +66,12 @@ void Say(const char* fmt, ...) {
   fflush(stdout);
 }
 
-// Prints "<expr> = <CUresult>" (without the "dl::" of entry points resolved with dlsym) and
+// Prints "<expr> = <CUresult>" (without the "fn::" of the older ABIs resolved with dlsym) and
 // returns the result.
 #define R(expr) Res(#expr, (expr))
 CUresult Res(const char* what, CUresult r) {
   std::string w = what;
-  for (size_t p; (p = w.find("dl::")) != std::string::npos;) w.erase(p, 4);
+  for (size_t p; (p = w.find("fn::")) != std::string::npos;) w.erase(p, 4);
   Say("%s = %s", w.c_str(), Name(r));
   return r;
 }
@@ -412,6 +412,17 @@ int CaseMemAlloc() {
   CUdeviceptr d2 = 0;
   cuMemAlloc(&d2, 1 << 20);
   Say("v2 allocation fits in 32 bits = %s", YesNo(Fits32(d2)));
+  int ok = 0, fits = 0;
+  Dptr1 many[8] = {};
+  for (Dptr1& m : many) {
+    if (fn::MemAlloc(&m, 1 << 20) == CUDA_SUCCESS) {
+      ++ok;
+      if (m != 0) ++fits;
+    }
+  }
+  Say("8 v1 allocations of 1 MiB: %d succeeded, %d non-zero", ok, fits);
+  for (Dptr1 m : many)
+    if (m != 0) fn::MemFree(m);
   R(fn::MemFree(0));
   R(fn::MemFree(Lo(d2)));
   Say("after v1 cuMemFree(truncated v2): v2 still valid (GetAddressRange) = %s",
@@ -948,6 +959,11 @@ int CaseStreamMemOps() {
   cuDeviceGetAttribute(&a1, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, g_dev);
   cuDeviceGetAttribute(&a2, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, g_dev);
   Say("attrs: wait NOR = %d, 64-bit mem ops = %d", a1, a2);
+  for (int attr : {92, 93, 94}) {  // CU_DEVICE_ATTRIBUTE_CAN_USE_*_V1 (deprecated)
+    int v = -1;
+    CUresult r = cuDeviceGetAttribute(&v, static_cast<CUdevice_attribute>(attr), g_dev);
+    Say("attr %d (v1 mem ops) = %s, value %d", attr, Name(r), v);
+  }
   CUstream s = nullptr;
   cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
   CUdeviceptr d = 0;
