@@ -29,10 +29,11 @@
 // CUgreenCtx*) (12.5). Requests older than the newer form get the plain one. A caller that
 // stores the answer in a pointer of the plain type must ask at an older version (cuhal's real
 // loader pins these; fill_table.cc fills the plain functions directly).
-// Known gap: for an entry whose current ABI is newer than the requested version the real driver
-// hands out the older ABI; the fake has only the older ABIs listed in kOlderAbis (cuCtxCreate
-// v1-v3, the legacy resolver) and answers VERSION_NOT_SUFFICIENT for the rest (e.g. cuMemAlloc
-// below 3.2, the 32-bit ABI).
+// Older ABIs: for an entry whose current ABI is newer than the requested version the real driver
+// hands out the older ABI. The fake hands out those of kOlderAbis (cuCtxCreate v1-v3, the legacy
+// resolver, ...) and, for the entries of kOlderAbiSpans, the exported plain symbol (e.g. the
+// 32-bit cuMemAlloc below 3.2: fakecuda/entry/olderabi_entry.cc); VERSION_NOT_SUFFICIENT for the
+// rest.
 #include <cstring>
 #include <string_view>
 
