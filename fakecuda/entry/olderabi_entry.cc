@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fakecuda/entry/entry.h"
+
 namespace {
 
 using DevicePtrV1 = unsigned int;
@@ -60,6 +62,15 @@ CUDA_KERNEL_NODE_PARAMS Widen(const CUDA_KERNEL_NODE_PARAMS_v1& p) {
   w.kernelParams = p.kernelParams;
   w.extra = p.extra;
   return w;
+}
+
+// The v1 stream memory operations' answer (see FakecudaStreamWaitValue32V1): the entry prologue
+// (fault accounting under `plain`, cuInit required), then CUDA_ERROR_NOT_SUPPORTED.
+CUresult V1MemOp(const char* plain) {
+  FAKECUDA_ENTER_NOLOCK_NAMED(plain)
+  cuhal::MutexLock lock(st->mu);
+  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 }  // namespace
@@ -416,26 +427,40 @@ CUresult CUDAAPI FakecudaMemcpy3DBatchAsyncV1(size_t numOps, CUDA_MEMCPY3D_BATCH
 
 // ---- Stream memory operations (v1) ----
 
-CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                             unsigned int flags) {
-  return cuStreamWaitValue32(s, addr, value, flags);
+// Measured on the H100 (driver 580.159.04; streamctx_probe "ptsz", 2026-12-06): the v1 forms
+// answer CUDA_ERROR_NOT_SUPPORTED for valid writes, waits, a write batch and a barrier batch on a
+// created stream, and write nothing (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 and its 64-bit
+// and NOR siblings are 0: the v1 operations need the kernel module's stream mem-ops switch). The
+// answer for invalid arguments and without a context is UNMEASURED: NOT_SUPPORTED after cuInit.
+CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream, CUdeviceptr, cuuint32_t,
+                                             unsigned int) try {
+  return V1MemOp("cuStreamWaitValue32");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue32");
 }
-CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream s, CUdeviceptr addr, cuuint64_t value,
-                                             unsigned int flags) {
-  return cuStreamWaitValue64(s, addr, value, flags);
+CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream, CUdeviceptr, cuuint64_t,
+                                             unsigned int) try {
+  return V1MemOp("cuStreamWaitValue64");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWaitValue64");
 }
-CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                              unsigned int flags) {
-  return cuStreamWriteValue32(s, addr, value, flags);
+CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream, CUdeviceptr, cuuint32_t,
+                                              unsigned int) try {
+  return V1MemOp("cuStreamWriteValue32");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue32");
 }
-CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream s, CUdeviceptr addr, cuuint64_t value,
-                                              unsigned int flags) {
-  return cuStreamWriteValue64(s, addr, value, flags);
+CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream, CUdeviceptr, cuuint64_t,
+                                              unsigned int) try {
+  return V1MemOp("cuStreamWriteValue64");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamWriteValue64");
 }
-CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream s, unsigned int count,
-                                            CUstreamBatchMemOpParams* paramArray,
-                                            unsigned int flags) {
-  return cuStreamBatchMemOp(s, count, paramArray, flags);
+CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream, unsigned int, CUstreamBatchMemOpParams*,
+                                            unsigned int) try {
+  return V1MemOp("cuStreamBatchMemOp");
+} catch (...) {
+  return ::fakecuda::EntryFailed("cuStreamBatchMemOp");
 }
 
 // ---- Graphs ----
