@@ -43,7 +43,7 @@ class OlderAbiTest : public PrimaryContextTest {
   }
 };
 
-constexpr char kPtx[] = R"(
+constexpr char kOlderAbiPtx[] = R"(
 .version 8.0
 .target sm_90
 .address_size 64
@@ -153,7 +153,7 @@ TEST_P(OlderAbiTest, GraphKernelNodeV1AndExecUpdateV1) {
   ASSERT_TRUE(add_kernel && exec_set && update);
   CUmodule module = nullptr;
   CUfunction add = nullptr;
-  ASSERT_EQ(api().cuModuleLoadData(&module, kPtx), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuModuleLoadData(&module, kOlderAbiPtx), CUDA_SUCCESS);
   ASSERT_EQ(api().cuModuleGetFunction(&add, module, "add_u32"), CUDA_SUCCESS);
   CUdeviceptr buf = 0;
   ASSERT_EQ(api().cuMemAlloc(&buf, 64), CUDA_SUCCESS);
@@ -204,6 +204,116 @@ TEST_P(OlderAbiTest, GraphKernelNodeV1AndExecUpdateV1) {
   EXPECT_EQ(api().cuGraphDestroy(g), CUDA_SUCCESS);
   EXPECT_EQ(api().cuMemFree(buf), CUDA_SUCCESS);
   EXPECT_EQ(api().cuModuleUnload(module), CUDA_SUCCESS);
+}
+
+// Measured on the H100 (streamctx_probe "ptsz"): the v1 stream memory operations answer
+// CUDA_ERROR_NOT_SUPPORTED on a created stream and write nothing (the v1 mem-ops attributes are
+// 0). UNMEASURED: that cuGetProcAddress hands them out at 11.0 (the probe took the plain symbols).
+TEST_P(OlderAbiTest, StreamMemoryOperationsV1AreNotSupported) {
+  using Value32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+  using Value64 = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+  using Batch = CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int);
+  auto write32 = Older<Value32>("cuStreamWriteValue32", 11000);
+  auto write64 = Older<Value64>("cuStreamWriteValue64", 11000);
+  auto wait32 = Older<Value32>("cuStreamWaitValue32", 11000);
+  auto wait64 = Older<Value64>("cuStreamWaitValue64", 11000);
+  auto batch = Older<Batch>("cuStreamBatchMemOp", 11000);
+  ASSERT_TRUE(write32 && write64 && wait32 && wait64 && batch);
+  CUstream s = nullptr;
+  ASSERT_EQ(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUdeviceptr d = 0;
+  ASSERT_EQ(api().cuMemAlloc(&d, 64), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuMemsetD32(d, 0, 16), CUDA_SUCCESS);
+  EXPECT_EQ(write32(s, d, 31, 0), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(write64(s, d + 8, 32, 0), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(wait32(s, d, 31, CU_STREAM_WAIT_VALUE_EQ), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(wait64(s, d + 8, 32, CU_STREAM_WAIT_VALUE_EQ), CUDA_ERROR_NOT_SUPPORTED);
+  CUstreamBatchMemOpParams op;
+  std::memset(&op, 0, sizeof op);
+  op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+  op.writeValue.address = d + 16;
+  op.writeValue.value = 33;
+  EXPECT_EQ(batch(s, 1, &op, 0), CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_EQ(api().cuStreamSynchronize(s), CUDA_SUCCESS);
+  unsigned int words[6] = {1, 1, 1, 1, 1, 1};
+  ASSERT_EQ(api().cuMemcpyDtoH(words, d, sizeof words), CUDA_SUCCESS);
+  for (unsigned int w : words) EXPECT_EQ(w, 0u) << "nothing written";
+  EXPECT_EQ(api().cuStreamDestroy(s), CUDA_SUCCESS);
+  EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
+}
+
+// The 32-bit (CUDA 2.x) memory calls. Device memory lies above 4 GiB (the fake's above 2^48),
+// so a v1 allocation cannot be named in 32 bits and a truncated 64-bit pointer names nothing.
+// UNMEASURED: the real driver's answers (olderabi_probe "mem:*" has not run on a GPU yet).
+TEST_P(OlderAbiTest, ThirtyTwoBitMemoryCallsCannotNameDeviceMemory) {
+  auto alloc = Older<CUresult (*)(DevicePtrV1*, unsigned int)>("cuMemAlloc", 3000);
+  auto free_v1 = Older<CUresult (*)(DevicePtrV1)>("cuMemFree", 3000);
+  auto htod = Older<CUresult (*)(DevicePtrV1, const void*, unsigned int)>("cuMemcpyHtoD", 3000);
+  auto dtoh = Older<CUresult (*)(void*, DevicePtrV1, unsigned int)>("cuMemcpyDtoH", 3000);
+  auto memset32 =
+      Older<CUresult (*)(DevicePtrV1, unsigned int, unsigned int)>("cuMemsetD32", 3000);
+  auto range = Older<CUresult (*)(DevicePtrV1*, unsigned int*, DevicePtrV1)>(
+      "cuMemGetAddressRange", 3000);
+  ASSERT_TRUE(alloc && free_v1 && htod && dtoh && memset32 && range);
+  CUdeviceptr d = 0;
+  ASSERT_EQ(api().cuMemAlloc(&d, 4096), CUDA_SUCCESS);
+  ASSERT_GT(d, CUdeviceptr{0xffffffffu});
+  ASSERT_EQ(api().cuMemsetD32(d, 0x11111111u, 1024), CUDA_SUCCESS);
+  const auto truncated = static_cast<DevicePtrV1>(d);
+  DevicePtrV1 p = 0x12345678;
+  EXPECT_EQ(alloc(&p, 4096), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(p, 0x12345678u) << "nothing written";        // UNMEASURED
+  unsigned int v = 0xa5a5a5a5;
+  EXPECT_EQ(htod(truncated, &v, 4), CUDA_ERROR_INVALID_VALUE);      // UNMEASURED
+  EXPECT_EQ(dtoh(&v, truncated, 4), CUDA_ERROR_INVALID_VALUE);      // UNMEASURED
+  EXPECT_EQ(memset32(truncated, 0, 1), CUDA_ERROR_INVALID_VALUE);   // UNMEASURED
+  DevicePtrV1 base = 0;
+  unsigned int size = 0;
+  EXPECT_EQ(range(&base, &size, truncated), CUDA_ERROR_NOT_FOUND);  // UNMEASURED
+  if (truncated != 0) {
+    EXPECT_EQ(free_v1(truncated), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  }
+  EXPECT_EQ(free_v1(0x1000u), CUDA_ERROR_INVALID_VALUE);                        // UNMEASURED
+  EXPECT_EQ(free_v1(0), CUDA_SUCCESS) << "as cuMemFree(0)";                    // UNMEASURED
+  unsigned int word = 0;
+  ASSERT_EQ(api().cuMemcpyDtoH(&word, d, 4), CUDA_SUCCESS);
+  EXPECT_EQ(word, 0x11111111u) << "the 64-bit allocation is untouched";
+  EXPECT_EQ(api().cuMemFree(d), CUDA_SUCCESS);
+}
+
+// UNMEASURED: a device with more than 4 GiB has no 32-bit total; the v1 forms refuse it.
+TEST_P(OlderAbiTest, ThirtyTwoBitSizesRefuseMoreThanFourGiB) {
+  auto info = Older<CUresult (*)(unsigned int*, unsigned int*)>("cuMemGetInfo", 3000);
+  auto total = Older<CUresult (*)(unsigned int*, CUdevice)>("cuDeviceTotalMem", 3000);
+  ASSERT_TRUE(info && total);
+  size_t total64 = 0;
+  ASSERT_EQ(api().cuDeviceTotalMem(&total64, 0), CUDA_SUCCESS);
+  if (total64 <= 0xffffffffu) GTEST_SKIP() << "a device of 4 GiB or less";
+  unsigned int f = 7;
+  unsigned int t = 7;
+  EXPECT_EQ(info(&f, &t), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(t, 7u);                                   // UNMEASURED
+  EXPECT_EQ(total(&t, 0), CUDA_ERROR_INVALID_VALUE);  // UNMEASURED
+  EXPECT_EQ(total(&t, 99), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(total(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+// The v1 pinned allocation takes a 32-bit size and gives a host pointer (no narrowing).
+TEST_P(OlderAbiTest, AllocHostV1AndHostRegisterV1) {
+  auto alloc_host = Older<CUresult (*)(void**, unsigned int)>("cuMemAllocHost", 3000);
+  auto reg = Older<CUresult (*)(void*, size_t, unsigned int)>("cuMemHostRegister", 6000);
+  ASSERT_TRUE(alloc_host && reg);
+  void* h = nullptr;
+  ASSERT_EQ(alloc_host(&h, 4096), CUDA_SUCCESS);
+  ASSERT_NE(h, nullptr);
+  std::memset(h, 0x5a, 4096);
+  EXPECT_EQ(alloc_host(nullptr, 64), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(api().cuMemFreeHost(h), CUDA_SUCCESS);
+  alignas(4096) static unsigned char buf[1 << 16];
+  EXPECT_EQ(reg(buf, sizeof buf, 0), CUDA_SUCCESS);
+  EXPECT_EQ(reg(buf, sizeof buf, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(api().cuMemHostUnregister(buf), CUDA_SUCCESS);
+  EXPECT_EQ(reg(nullptr, 4096, 0), CUDA_ERROR_INVALID_VALUE);
 }
 
 CUHAL_INSTANTIATE_BACKEND_TEST(OlderAbiTest);
