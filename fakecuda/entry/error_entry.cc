@@ -380,7 +380,7 @@ constexpr OlderAbiSpan kOlderAbiSpans[] = {
     {"cuStreamWriteValue32", 8000, 11070},
     {"cuStreamWriteValue64", 9000, 11070},
     {"cuStreamBatchMemOp", 8000, 11070},
-    {"cuGraphInstantiate", 10000, 11040},
+    {"cuGraphInstantiate", 10000, 12000},
     {"cuGraphExecUpdate", 10020, 12000},
     {"cuGraphAddKernelNode", 10000, 12000},
     {"cuGraphKernelNodeGetParams", 10000, 12000},
