@@ -5,9 +5,9 @@
 // __CUDA_API_VERSION_INTERNAL section: the 32-bit (CUdeviceptr_v1, unsigned int sizes) memory
 // calls of CUDA 2.x, the pre-4.0 context push/pop/destroy and stream/event destroy, the CUDA
 // 10/11 graph forms, the CUdevice forms of cuMemAdvise/cuMemPrefetchAsync, the failIdx batch
-// copies, the v1 stream memory operations, and the IPC, graphics and texture-reference forms.
-// (The v1 link, kernel-node get/set, remove-dependencies and capture-dependencies forms live
-// with their current forms: legacy, graphx and streamctx entry files.) Each converts its
+// copies, and the IPC, graphics and texture-reference forms. (The v1 link, kernel-node get/set,
+// remove-dependencies, capture-dependencies and stream memory-operation forms live with their
+// current forms: the legacy, graphx and streamctx entry files.) Each converts its
 // arguments and forwards to the current entry point, which does the fault accounting under the
 // plain name; a 32-bit device pointer is zero-extended (fake device memory lies above 2^48, so it
 // never names an allocation) and a 64-bit result is narrowed where the old form has 32 bits.
@@ -17,8 +17,6 @@
 
 #include <cstdint>
 #include <cstring>
-
-#include "fakecuda/entry/entry.h"
 
 namespace {
 
@@ -62,15 +60,6 @@ CUDA_KERNEL_NODE_PARAMS Widen(const CUDA_KERNEL_NODE_PARAMS_v1& p) {
   w.kernelParams = p.kernelParams;
   w.extra = p.extra;
   return w;
-}
-
-// The v1 stream memory operations' answer (see FakecudaStreamWaitValue32V1): the entry prologue
-// (fault accounting under `plain`, cuInit required), then CUDA_ERROR_NOT_SUPPORTED.
-CUresult V1MemOp(const char* plain) {
-  FAKECUDA_ENTER_NOLOCK_NAMED(plain)
-  cuhal::MutexLock lock(st->mu);
-  if (!st->initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 }  // namespace
@@ -161,18 +150,6 @@ CUresult CUDAAPI FakecudaMemcpyBatchAsyncV1(CUdeviceptr* dsts, CUdeviceptr* srcs
 CUresult CUDAAPI FakecudaMemcpy3DBatchAsyncV1(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList,
                                               size_t* failIdx, unsigned long long flags,
                                               CUstream hStream) __asm__("cuMemcpy3DBatchAsync");
-// Stream memory operations, v1 (needed the driver's stream mem-ops switch; CUDA 8.0).
-CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                             unsigned int flags) __asm__("cuStreamWaitValue32");
-CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream s, CUdeviceptr addr, cuuint64_t value,
-                                             unsigned int flags) __asm__("cuStreamWaitValue64");
-CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream s, CUdeviceptr addr, cuuint32_t value,
-                                              unsigned int flags) __asm__("cuStreamWriteValue32");
-CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream s, CUdeviceptr addr, cuuint64_t value,
-                                              unsigned int flags) __asm__("cuStreamWriteValue64");
-CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream s, unsigned int count,
-                                            CUstreamBatchMemOpParams* paramArray,
-                                            unsigned int flags) __asm__("cuStreamBatchMemOp");
 // Graphs (CUDA 10 / 11 forms).
 CUresult CUDAAPI FakecudaGraphInstantiateV1(CUgraphExec* phGraphExec, CUgraph hGraph,
                                             CUgraphNode* phErrorNode, char* logBuffer,
@@ -423,44 +400,6 @@ CUresult CUDAAPI FakecudaMemcpy3DBatchAsyncV1(size_t numOps, CUDA_MEMCPY3D_BATCH
   CUresult r = cuMemcpy3DBatchAsync(numOps, opList, flags, hStream);
   if (failIdx != nullptr && r != CUDA_SUCCESS) *failIdx = SIZE_MAX;  // UNMEASURED
   return r;
-}
-
-// ---- Stream memory operations (v1) ----
-
-// Measured on the H100 (driver 580.159.04; streamctx_probe "ptsz", 2026-12-06): the v1 forms
-// answer CUDA_ERROR_NOT_SUPPORTED for valid writes, waits, a write batch and a barrier batch on a
-// created stream, and write nothing (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 and its 64-bit
-// and NOR siblings are 0: the v1 operations need the kernel module's stream mem-ops switch). The
-// answer for invalid arguments and without a context is UNMEASURED: NOT_SUPPORTED after cuInit.
-CUresult CUDAAPI FakecudaStreamWaitValue32V1(CUstream, CUdeviceptr, cuuint32_t,
-                                             unsigned int) try {
-  return V1MemOp("cuStreamWaitValue32");
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamWaitValue32");
-}
-CUresult CUDAAPI FakecudaStreamWaitValue64V1(CUstream, CUdeviceptr, cuuint64_t,
-                                             unsigned int) try {
-  return V1MemOp("cuStreamWaitValue64");
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamWaitValue64");
-}
-CUresult CUDAAPI FakecudaStreamWriteValue32V1(CUstream, CUdeviceptr, cuuint32_t,
-                                              unsigned int) try {
-  return V1MemOp("cuStreamWriteValue32");
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamWriteValue32");
-}
-CUresult CUDAAPI FakecudaStreamWriteValue64V1(CUstream, CUdeviceptr, cuuint64_t,
-                                              unsigned int) try {
-  return V1MemOp("cuStreamWriteValue64");
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamWriteValue64");
-}
-CUresult CUDAAPI FakecudaStreamBatchMemOpV1(CUstream, unsigned int, CUstreamBatchMemOpParams*,
-                                            unsigned int) try {
-  return V1MemOp("cuStreamBatchMemOp");
-} catch (...) {
-  return ::fakecuda::EntryFailed("cuStreamBatchMemOp");
 }
 
 // ---- Graphs ----
