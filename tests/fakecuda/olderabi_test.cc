@@ -9,6 +9,7 @@
 // "Older ABIs"); one not confirmed there carries "// UNMEASURED" on its line.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "tests/support/backend.h"
@@ -314,6 +315,57 @@ TEST_P(OlderAbiTest, AllocHostV1AndHostRegisterV1) {
   EXPECT_EQ(reg(buf, sizeof buf, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
   EXPECT_EQ(api().cuMemHostUnregister(buf), CUDA_SUCCESS);
   EXPECT_EQ(reg(nullptr, 4096, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+// Fake only (garbage handles may crash the real driver): every older ABI answers an error for
+// null pointers, garbage handles and huge sizes, without crashing.
+TEST_P(OlderAbiTest, FakeAnswersGarbageWithErrors) {
+  if (!IsFake()) GTEST_SKIP() << "garbage handles may crash the real driver";
+  const auto garbage = reinterpret_cast<void*>(static_cast<uintptr_t>(0x5a5a5a5a5a5a0000ull));
+  auto alloc_pitch = Older<CUresult (*)(DevicePtrV1*, unsigned int*, unsigned int, unsigned int,
+                                        unsigned int)>("cuMemAllocPitch", 3000);
+  auto host_ptr = Older<CUresult (*)(DevicePtrV1*, void*, unsigned int)>(
+      "cuMemHostGetDevicePointer", 3000);
+  auto global = Older<CUresult (*)(DevicePtrV1*, unsigned int*, CUmodule, const char*)>(
+      "cuModuleGetGlobal", 3000);
+  auto memset2d = Older<CUresult (*)(DevicePtrV1, unsigned int, unsigned int, unsigned int,
+                                     unsigned int)>("cuMemsetD2D32", 3000);
+  auto dtod = Older<CUresult (*)(DevicePtrV1, DevicePtrV1, unsigned int, CUstream)>(
+      "cuMemcpyDtoDAsync", 3000);
+  auto mapped = Older<CUresult (*)(DevicePtrV1*, unsigned int*, CUgraphicsResource)>(
+      "cuGraphicsResourceGetMappedPointer", 3000);
+  auto instantiate = Older<CUresult (*)(CUgraphExec*, CUgraph, CUgraphNode*, char*, size_t)>(
+      "cuGraphInstantiate", 11000);
+  auto update = Older<CUresult (*)(CUgraphExec, CUgraph, CUgraphNode*,
+                                   CUgraphExecUpdateResult*)>("cuGraphExecUpdate", 11000);
+  auto batch = Older<CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t,
+                                  CUmemcpyAttributes*, size_t*, size_t, size_t*, CUstream)>(
+      "cuMemcpyBatchAsync", 12080);
+  auto destroy = Older<CUresult (*)(CUcontext)>("cuCtxDestroy", 3020);
+  ASSERT_TRUE(alloc_pitch && host_ptr && global && memset2d && dtod && mapped && instantiate &&
+              update && batch && destroy);
+  DevicePtrV1 p = 0;
+  unsigned int u = 0;
+  EXPECT_NE(alloc_pitch(&p, &u, 0xffffffffu, 0xffffffffu, 16), CUDA_SUCCESS);
+  EXPECT_NE(alloc_pitch(nullptr, nullptr, 64, 4, 4), CUDA_SUCCESS);
+  EXPECT_NE(host_ptr(&p, garbage, 0), CUDA_SUCCESS);
+  EXPECT_NE(global(&p, &u, static_cast<CUmodule>(garbage), "x"), CUDA_SUCCESS);
+  EXPECT_NE(memset2d(0x1000u, 0xffffffffu, 1, 0xffffffffu, 0xffffffffu), CUDA_SUCCESS);
+  EXPECT_NE(dtod(0x1000u, 0x2000u, 0xffffffffu, static_cast<CUstream>(garbage)), CUDA_SUCCESS);
+  EXPECT_NE(mapped(&p, &u, static_cast<CUgraphicsResource>(garbage)), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  CUgraphNode node = nullptr;
+  char log[8];
+  EXPECT_NE(instantiate(&exec, static_cast<CUgraph>(garbage), &node, log, sizeof log),
+            CUDA_SUCCESS);
+  CUgraphExecUpdateResult result{};
+  EXPECT_NE(update(static_cast<CUgraphExec>(garbage), static_cast<CUgraph>(garbage), &node,
+                   &result),
+            CUDA_SUCCESS);
+  size_t fail = 0;
+  EXPECT_NE(batch(nullptr, nullptr, nullptr, 1, nullptr, nullptr, 0, &fail, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_NE(destroy(static_cast<CUcontext>(garbage)), CUDA_SUCCESS);
 }
 
 CUHAL_INSTANTIATE_BACKEND_TEST(OlderAbiTest);
