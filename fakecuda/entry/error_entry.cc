@@ -29,10 +29,11 @@
 // CUgreenCtx*) (12.5). Requests older than the newer form get the plain one. A caller that
 // stores the answer in a pointer of the plain type must ask at an older version (cuhal's real
 // loader pins these; fill_table.cc fills the plain functions directly).
-// Known gap: for an entry whose current ABI is newer than the requested version the real driver
-// hands out the older ABI; the fake has only the older ABIs listed in kOlderAbis (cuCtxCreate
-// v1-v3, the legacy resolver) and answers VERSION_NOT_SUFFICIENT for the rest (e.g. cuMemAlloc
-// below 3.2, the 32-bit ABI).
+// Older ABIs: for an entry whose current ABI is newer than the requested version the real driver
+// hands out the older ABI. The fake hands out those of kOlderAbis (cuCtxCreate v1-v3, the legacy
+// resolver, ...) and, for the entries of kOlderAbiSpans, the exported plain symbol (e.g. the
+// 32-bit cuMemAlloc below 3.2: fakecuda/entry/olderabi_entry.cc); VERSION_NOT_SUFFICIENT for the
+// rest.
 #include <cstring>
 #include <string_view>
 
@@ -323,6 +324,79 @@ constexpr OlderAbi kOlderAbis[] = {
     {"cuEventElapsedTime", 2000, [] { return AsVoid(&::FakecudaEventElapsedTimeV1); }},
 };
 
+// Older ABIs handed out by the exported plain symbol (the generated table's older-ABI row, kind
+// k_older: fakecuda/entry/olderabi_entry.cc and the other files that define an older ABI, or its
+// fallback): for first <= cudaVersion < current that symbol, below first nothing
+// (VERSION_NOT_SUFFICIENT), from current on the current form. These rows take precedence over
+// kIntroduced. UNMEASURED.
+struct OlderAbiSpan {
+  std::string_view name;
+  int first;
+  int current;
+};
+constexpr OlderAbiSpan kOlderAbiSpans[] = {
+    {"cuCtxDestroy", 2000, 4000},
+    {"cuCtxPopCurrent", 2000, 4000},
+    {"cuCtxPushCurrent", 2000, 4000},
+    {"cuStreamDestroy", 2000, 4000},
+    {"cuEventDestroy", 2000, 4000},
+    {"cuDeviceTotalMem", 2000, 3020},
+    {"cuMemGetInfo", 2000, 3020},
+    {"cuMemAlloc", 2000, 3020},
+    {"cuMemAllocPitch", 2000, 3020},
+    {"cuMemFree", 2000, 3020},
+    {"cuMemGetAddressRange", 2000, 3020},
+    {"cuMemAllocHost", 2000, 3020},
+    {"cuMemHostGetDevicePointer", 2020, 3020},
+    {"cuMemHostRegister", 4000, 6050},
+    {"cuModuleGetGlobal", 2000, 3020},
+    {"cuMemcpyHtoD", 2000, 3020},
+    {"cuMemcpyDtoH", 2000, 3020},
+    {"cuMemcpyDtoD", 2000, 3020},
+    {"cuMemcpyHtoDAsync", 2000, 3020},
+    {"cuMemcpyDtoHAsync", 2000, 3020},
+    {"cuMemcpyDtoDAsync", 3000, 3020},
+    {"cuMemsetD8", 2000, 3020},
+    {"cuMemsetD16", 2000, 3020},
+    {"cuMemsetD32", 2000, 3020},
+    {"cuMemsetD2D8", 2000, 3020},
+    {"cuMemsetD2D16", 2000, 3020},
+    {"cuMemsetD2D32", 2000, 3020},
+    {"cuTexRefSetAddress", 2000, 3020},
+    {"cuTexRefSetAddress2D", 2020, 3020},
+    {"cuTexRefGetAddress", 2000, 3020},
+    {"cuGraphicsResourceGetMappedPointer", 3000, 3020},
+    {"cuGraphicsResourceSetMapFlags", 3000, 6050},
+    {"cuLinkCreate", 5050, 6050},
+    {"cuLinkAddData", 5050, 6050},
+    {"cuLinkAddFile", 5050, 6050},
+    {"cuIpcOpenMemHandle", 4010, 11000},
+    {"cuMemAdvise", 8000, 12020},
+    {"cuMemPrefetchAsync", 8000, 12020},
+    {"cuMemcpyBatchAsync", 12080, 13000},
+    {"cuMemcpy3DBatchAsync", 12080, 13000},
+    {"cuStreamWaitValue32", 8000, 11070},
+    {"cuStreamWaitValue64", 9000, 11070},
+    {"cuStreamWriteValue32", 8000, 11070},
+    {"cuStreamWriteValue64", 9000, 11070},
+    {"cuStreamBatchMemOp", 8000, 11070},
+    {"cuGraphInstantiate", 10000, 12000},
+    {"cuGraphExecUpdate", 10020, 12000},
+    {"cuGraphAddKernelNode", 10000, 12000},
+    {"cuGraphKernelNodeGetParams", 10000, 12000},
+    {"cuGraphKernelNodeSetParams", 10000, 12000},
+    {"cuGraphExecKernelNodeSetParams", 10010, 12000},
+    {"cuGraphRemoveDependencies", 10000, 12030},
+    {"cuStreamUpdateCaptureDependencies", 11030, 12030},
+};
+
+const OlderAbiSpan* FindOlderAbiSpan(std::string_view name, int cuda_version) {
+  for (const OlderAbiSpan& span : kOlderAbiSpans) {
+    if (span.name == name && cuda_version < span.current) return &span;
+  }
+  return nullptr;
+}
+
 // The newer ABIs the driver hands out for the plain names from the version they were introduced
 // at, although cuda.h 13.0 still declares the older form under the plain name (measured on driver
 // 580.159.04, see the top of this file). `per_thread` is the variant for
@@ -439,6 +513,20 @@ CUresult Resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
   std::string_view name(symbol);
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0 &&
                           cuda_version >= kPerThreadIntroduced;
+  if (const OlderAbiSpan* span = FindOlderAbiSpan(name, cuda_version); span != nullptr) {
+    if (cuda_version < span->first) {
+      if (status != nullptr) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+      return not_found;
+    }
+    const ApiEntry* older = FindApi(name, ApiKind::k_older);
+    if (older == nullptr) {
+      if (status != nullptr) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+      return not_found;
+    }
+    *pfn = AsVoid(older->address);
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
   const ProcEntry* e = Procs().Find(name);
   if (e == nullptr) {
     // The rest of cuda.h (the generated table, fallback.h): modelled entry points outside

@@ -595,12 +595,13 @@ TEST(NoDriverTest, LegacyResolverAndOlderVersions) {
   EXPECT_EQ(legacy("cuNoSuchThing", &untouched, 11080, 0), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(untouched, static_cast<void*>(&status))
       << "measured: the legacy resolver leaves *pfn alone on failure";
-  // Older ABIs the fake has (cuCtxCreate_v3 at 12.4) and has not (cuMemAlloc v1 at 3.0).
+  // Older ABIs: cuCtxCreate_v3 at 12.4, the 32-bit cuMemAlloc (v1) at 3.0 (olderabi_entry.cc).
   EXPECT_EQ(cuGetProcAddress("cuCtxCreate", &pfn, 12040, 0, &status), CUDA_SUCCESS);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
   EXPECT_EQ(cuGetProcAddress("cuMemAlloc", &pfn, 3000, 0, &status), CUDA_SUCCESS);
-  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT) << "a known gap: no v1 ABI";
-  EXPECT_EQ(pfn, nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+  EXPECT_NE(pfn, nullptr);
+  EXPECT_NE(pfn, AsVoid(&cuMemAlloc)) << "the v1 ABI, not cuMemAlloc_v2";
   EXPECT_EQ(cuGetProcAddress("cuCtxCreate", &pfn, 12050, 0, &status), CUDA_SUCCESS);
   EXPECT_EQ(cuGetProcAddress("cuInit", &pfn, 13000, 4, &status), CUDA_ERROR_INVALID_VALUE)
       << "unknown flags";
