@@ -298,6 +298,7 @@ void EnqueueMemOps(DriverState* st, Stream* s, const std::vector<MemOp>& ops, co
       };
     } else if (m.kind == MemOp::kWait) {
       op.ready = [m] { return Satisfied(m); };
+      op.watches_memory = true;
       op.body = [] { return CUDA_SUCCESS; };
     } else {
       op.body = [] { return CUDA_SUCCESS; };

@@ -269,13 +269,15 @@ Stream* DriverState::FindNeededReady(Stream* target, std::uint64_t seq) {
         }
       }
     }
-    if (deps_done) predicate_blocked = true;
+    // Only a memory watch: a collective waiting for its peers must not make this thread run
+    // other ranks' ready collectives (it would then block in them while its own rank's op
+    // waits: fakenccl_collectives_shm_test hung until the wall-clock backstop).
+    if (deps_done && head.watches_memory) predicate_blocked = true;
   }
   if (ready.empty() && predicate_blocked) {
-    // A needed op waits on a readiness predicate (a stream wait-value op watching memory,
-    // fakecuda/entry/streamctx_entry.cc; a collective waiting for its peers) that other work may
-    // satisfy without a dependency the scheduler knows: any ready device work may be needed,
-    // as on a GPU, where it all progresses.
+    // A needed op waits on memory (a stream wait-value op, fakecuda/entry/streamctx_entry.cc)
+    // that other work may write without a dependency the scheduler knows: any ready device work
+    // may be needed, as on a GPU, where it all progresses.
     for (const auto& [id, s] : streams_.streams()) {
       if (HeadReady(s.get()) && s->queue.front().kind == OpKind::kDevice) ready.push_back(s.get());
     }

@@ -40,6 +40,9 @@ struct Op {
   const char* what = "";  // the entry point that queued it, for reports
   std::vector<std::pair<std::uint64_t, std::uint64_t>> deps;  // (stream id, seq)
   std::function<bool()> ready;  // extra readiness (collectives waiting for peers); may be empty
+  // `ready` watches device memory that any device work may write (cuStreamWaitValue*): a
+  // synchronization blocked on it may run unrelated ready device work (FindNeededReady).
+  bool watches_memory = false;
   // The work. Runs with the driver lock released; returns a sticky error or CUDA_SUCCESS.
   std::function<CUresult()> body;
   double cost_us = 0.0;
