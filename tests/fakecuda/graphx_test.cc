@@ -21,27 +21,11 @@
 #include <string>
 #include <thread>
 
+#include "tests/fakecuda/graph_fixture.h"
 #include "tests/support/backend.h"
 
 namespace cuhal::testing {
 namespace {
-
-constexpr char kGraphxPtx[] = R"(
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry add_u32(.param .u64 p, .param .u32 v) {
-  .reg .u64 %a;
-  .reg .u32 %x, %y;
-  ld.param.u64 %a, [p];
-  ld.param.u32 %y, [v];
-  cvta.to.global.u64 %a, %a;
-  ld.global.u32 %x, [%a];
-  add.u32 %x, %x, %y;
-  st.global.u32 [%a], %x;
-  ret;
-}
-)";
 
 std::atomic<int> g_graphx_destroyed{0};
 void GraphxCountDestroy(void* data) { static_cast<std::atomic<int>*>(data)->fetch_add(1); }
@@ -62,7 +46,7 @@ class GraphxTest : public PrimaryContextTest {
   void SetUp() override {
     PrimaryContextTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    ASSERT_EQ(api().cuModuleLoadData(&module_, kGraphxPtx), CUDA_SUCCESS);
+    ASSERT_EQ(api().cuModuleLoadData(&module_, kGraphTestPtx), CUDA_SUCCESS);
     ASSERT_EQ(api().cuModuleGetFunction(&add_, module_, "add_u32"), CUDA_SUCCESS);
     ASSERT_EQ(api().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     ASSERT_EQ(api().cuMemAlloc(&buf_, 4096), CUDA_SUCCESS);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tests/fakecuda/graph_fixture.h"
 #include "tests/support/backend.h"
 
 namespace cuhal::testing {
@@ -43,23 +44,6 @@ class OlderAbiTest : public PrimaryContextTest {
     return p;
   }
 };
-
-constexpr char kOlderAbiPtx[] = R"(
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry add_u32(.param .u64 p, .param .u32 v) {
-  .reg .u64 %a;
-  .reg .u32 %x, %y;
-  ld.param.u64 %a, [p];
-  ld.param.u32 %y, [v];
-  cvta.to.global.u64 %a, %a;
-  ld.global.u32 %x, [%a];
-  add.u32 %x, %x, %y;
-  st.global.u32 [%a], %x;
-  ret;
-}
-)";
 
 // cuGetProcAddress hands out another function than the current form below the version that
 // introduced the current form, and the current form from that version on.
@@ -154,7 +138,7 @@ TEST_P(OlderAbiTest, GraphKernelNodeV1AndExecUpdateV1) {
   ASSERT_TRUE(add_kernel && exec_set && update);
   CUmodule module = nullptr;
   CUfunction add = nullptr;
-  ASSERT_EQ(api().cuModuleLoadData(&module, kOlderAbiPtx), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuModuleLoadData(&module, kGraphTestPtx), CUDA_SUCCESS);
   ASSERT_EQ(api().cuModuleGetFunction(&add, module, "add_u32"), CUDA_SUCCESS);
   CUdeviceptr buf = 0;
   ASSERT_EQ(api().cuMemAlloc(&buf, 64), CUDA_SUCCESS);
