@@ -14,6 +14,9 @@ constexpr char kSection[] = ".nv.fakecuda.ptx";
 constexpr std::uint16_t kEmCuda = 190;  // EM_CUDA
 constexpr std::size_t kEhdrSize = 64;
 constexpr std::size_t kShdrSize = 64;
+// e_ident's first 9 bytes: ELF64, little-endian, EV_CURRENT, EI_OSABI 0x41 and ABI version 8
+// (the real linker's cubins', measured: H100, driver 580); the rest of the 16 are zero.
+constexpr unsigned char kIdent[9] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41, 8};
 
 template <typename T>
 void Put(std::vector<char>* out, std::size_t at, T value) {
@@ -47,9 +50,7 @@ std::vector<char> MakeFakeCubin(const std::string& ptx, int sm) {
   const std::size_t ptx_size = ptx.size() + 1;  // with its NUL
   const std::size_t table = (ptx_at + ptx_size + 7) / 8 * 8;
   std::vector<char> out(table + 3 * kShdrSize, 0);
-  // EI_OSABI 0x41: the real linker's cubins' (measured, H100 driver 580).
-  const unsigned char ident[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41, 8};
-  std::memcpy(out.data(), ident, sizeof ident);
+  std::memcpy(out.data(), kIdent, sizeof kIdent);
   Put<std::uint16_t>(&out, 16, 2);  // ET_EXEC
   Put<std::uint16_t>(&out, 18, kEmCuda);
   Put<std::uint32_t>(&out, 20, 1);  // EV_CURRENT
@@ -77,7 +78,13 @@ bool FakeCubinPtx(const void* image, std::size_t size, std::string* ptx, int* sm
   if (sm != nullptr) *sm = 0;
   if (!IsElf(image, size) || size < kEhdrSize) return false;
   const auto* b = static_cast<const unsigned char*>(image);
-  if (b[4] != 2 || b[5] != 1 || Get<std::uint16_t>(b + 18) != kEmCuda) return true;
+  // cuModuleLoadData gives no size (SIZE_MAX here): a short NUL-terminated string with the ELF
+  // magic ends inside the ident. Compare the ident byte by byte, stopping at the first that is
+  // not the fake cubin's, before reading any further field.
+  for (std::size_t i = 4; i < sizeof kIdent; ++i) {
+    if (b[i] != kIdent[i]) return true;
+  }
+  if (Get<std::uint16_t>(b + 18) != kEmCuda) return true;
   const auto table = Get<std::uint64_t>(b + 40);
   const auto shentsize = Get<std::uint16_t>(b + 58);
   const auto shnum = Get<std::uint16_t>(b + 60);
