@@ -87,6 +87,17 @@ CUresult SemaphoreOps(DriverState* st, const CUexternalSemaphore* sems, const vo
 }  // namespace
 }  // namespace fakecuda
 
+namespace fakecuda {
+// Whether *op is a CUatomicOperation cuda.h defines. Read as an int: the caller's array may hold
+// any value, and loading an out-of-range enum is undefined behaviour (UBSan -fsanitize=enum).
+inline bool KnownAtomicOperation(const CUatomicOperation* op) {
+  static_assert(sizeof(CUatomicOperation) == sizeof(int));
+  int value = 0;
+  std::memcpy(&value, op, sizeof value);
+  return value >= 0 && value < static_cast<int>(CU_ATOMIC_OPERATION_MAX);
+}
+}  // namespace fakecuda
+
 extern "C" {
 
 // --- device queries ---
@@ -183,7 +194,7 @@ CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int* capabilities,
   // CUDA_ERROR_INVALID_VALUE).
   std::fill(capabilities, capabilities + count, 0u);
   for (unsigned i = 0; i < count; ++i) {
-    if (operations[i] < 0 || operations[i] >= CU_ATOMIC_OPERATION_MAX) {
+    if (!fakecuda::KnownAtomicOperation(operations + i)) {
       return CUDA_ERROR_INVALID_VALUE;
     }
   }
@@ -208,7 +219,7 @@ CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int* capabilities,
   // UNMEASURED (one GPU): two devices of the fake have no peer atomics.
   std::fill(capabilities, capabilities + count, 0u);
   for (unsigned i = 0; i < count; ++i) {
-    if (operations[i] < 0 || operations[i] >= CU_ATOMIC_OPERATION_MAX) {
+    if (!fakecuda::KnownAtomicOperation(operations + i)) {
       return CUDA_ERROR_INVALID_VALUE;
     }
   }

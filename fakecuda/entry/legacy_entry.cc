@@ -565,7 +565,7 @@ CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mod
 CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm) try {
   FAKECUDA_ENTER(cuTexRefSetFilterMode)
   FAKECUDA_TEXREF(hTexRef)
-  t->filter = fm;  // measured: not checked (9 is taken and read back)
+  t->filter = fakecuda::EnumBits(fm);  // measured: not checked (9 is taken and read back)
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuTexRefSetFilterMode");
@@ -683,7 +683,8 @@ CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode* pfm, CUtexref hTexRef) try
   FAKECUDA_ENTER(cuTexRefGetFilterMode)
   FAKECUDA_TEXREF(hTexRef)
   if (pfm == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *pfm = t->filter;
+  static_assert(sizeof(*pfm) == sizeof(t->filter));
+  std::memcpy(pfm, &t->filter, sizeof(*pfm));  // the bits as set (legacy_model.h)
   return CUDA_SUCCESS;
 } catch (...) {
   return ::fakecuda::EntryFailed("cuTexRefGetFilterMode");
@@ -821,7 +822,7 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject* pSurfObject,
   // cuda.h: an array resource, flags zero. Measured: an array made without
   // CUDA_ARRAY3D_SURFACE_LDST is accepted (cuda.h says it must have it). UNMEASURED (the real
   // driver crashed on the null output before): the other resource checks.
-  if (pResDesc->resType != CU_RESOURCE_TYPE_ARRAY || pResDesc->flags != 0) {
+  if (fakecuda::EnumBits(pResDesc->resType) != CU_RESOURCE_TYPE_ARRAY || pResDesc->flags != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (st->arrays().Find(pResDesc->res.array.hArray) == nullptr) return CUDA_ERROR_INVALID_VALUE;

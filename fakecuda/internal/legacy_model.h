@@ -62,7 +62,9 @@ struct TexRefRecord {
   // zero bias, clamps, anisotropy, border and flags.
   CUaddress_mode address_mode[3] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_CLAMP,
                                     CU_TR_ADDRESS_MODE_CLAMP};
-  CUfilter_mode filter = CU_TR_FILTER_MODE_POINT;
+  // The filter mode's bits: cuTexRefSetFilterMode takes any value (measured: 9 is read back),
+  // which must not be held in, or loaded as, the enum type.
+  int filter = CU_TR_FILTER_MODE_POINT;
   CUfilter_mode mipmap_filter = CU_TR_FILTER_MODE_POINT;
   CUarray_format format = CU_AD_FORMAT_FLOAT;
   int channels = 1;

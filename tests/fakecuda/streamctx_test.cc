@@ -165,7 +165,10 @@ TEST_P(StreamCtxTest, StreamAttributesReadBackAndCopy) {
   std::memset(&fresh, 0, sizeof fresh);
   ASSERT_EQ(x_.StreamGetAttribute(s1_, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &fresh),
             CUDA_SUCCESS);
-  EXPECT_EQ(static_cast<int>(fresh.syncPolicy), -1) << "no policy set on a new stream";
+  // Read as an int: -1 is no CUsynchronizationPolicy (loading it as one is undefined behaviour).
+  int fresh_policy = 0;
+  std::memcpy(&fresh_policy, &fresh.syncPolicy, sizeof fresh_policy);
+  EXPECT_EQ(fresh_policy, -1) << "no policy set on a new stream";
   CUstreamAttrValue v;
   std::memset(&v, 0, sizeof v);
   v.syncPolicy = CU_SYNC_POLICY_BLOCKING_SYNC;
