@@ -425,7 +425,7 @@ TEST_P(GraphxTest, KernelNodeAttributesReadBackAndCopy) {
   auto copy = GRAPHX_PROC(cuGraphKernelNodeCopyAttributes);
   ASSERT_NE(copy, nullptr);
   CUgraphNode k1 = Kernel(g_, 1);
-  CUgraphNode k2 = Kernel(g_, 1);
+  CUgraphNode k2 = Kernel(g_, 1, k1);  // after k1: both add to the same word (no race)
   CUkernelNodeAttrValue v{};
   v.priority = -2;
   ASSERT_EQ(set(k1, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
@@ -522,7 +522,12 @@ TEST_P(GraphxTest, ChildGraphNodeGraphChangesAreReflectedInTheNode) {
   CUgraph again = nullptr;
   ASSERT_EQ(get_graph(cn, &again), CUDA_SUCCESS);
   EXPECT_EQ(again, inner);
-  Kernel(inner, 10);
+  // After the node cloned from `child` (both add to the same word: ordered, no race).
+  CUgraphNode first = nullptr;
+  size_t count = 1;
+  ASSERT_EQ(api().cuGraphGetNodes(inner, &first, &count), CUDA_SUCCESS);
+  ASSERT_EQ(count, 1u);
+  Kernel(inner, 10, first);
   RunOnce(g_);
   EXPECT_EQ(Word(), 11u);
   CUgraphNode em = Empty(g_);
