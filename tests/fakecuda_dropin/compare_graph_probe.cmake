@@ -1,7 +1,7 @@
-# Runs ci/gpu-probes/graph_probe (PROGRAM) on the drop-in (DROPIN_DIR) and compares its output
-# with the H200's (EXPECTED), line by line, leaving out the cases matching SKIP (a regex on the
-# case name) and the wall times of the "== <case>: exit 0 <time>" lines. CASE names one case to
-# run alone (default: every case, "all 2").
+# Runs a ci/gpu-probes probe (PROGRAM) on the drop-in (DROPIN_DIR) and compares its output
+# with the real driver's (EXPECTED: an H200's or H100's file) line by line, leaving out the
+# cases matching SKIP (a regex on the case name) and the wall times of the "== <case>: exit 0
+# <time>" lines. CASE names one case to run alone (default: every case, "all 2").
 if(NOT DEFINED CASE)
   set(CASE all 2)
 endif()
@@ -41,13 +41,13 @@ foreach(i RANGE ${last})
     list(GET actual ${i} got)
   endif()
   if(NOT want STREQUAL got)
-    string(APPEND diffs "  H200: ${want}\n  fake: ${got}\n")
+    string(APPEND diffs "  real: ${want}\n  fake: ${got}\n")
   endif()
 endforeach()
 if(NOT n_actual EQUAL n_expected)
-  string(APPEND diffs "  ${n_actual} lines from the fake, ${n_expected} from the H200\n")
+  string(APPEND diffs "  ${n_actual} lines from the fake, ${n_expected} from the real driver\n")
 endif()
 if(diffs)
-  message(FATAL_ERROR "the fake answers the graph probe differently from the H200:\n${diffs}")
+  message(FATAL_ERROR "the fake differs from the real driver:\n${diffs}")
 endif()
-message("all ${n_expected} lines of the graph probe as on the H200")
+message("all ${n_expected} lines of the probe as on the real driver (${EXPECTED})")
