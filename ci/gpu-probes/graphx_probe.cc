@@ -106,11 +106,12 @@ const char kPtx[] = R"(
 std::atomic<int> g_destroyed{0};
 std::atomic<int> g_on_caller{0};
 std::atomic<int> g_on_other{0};
-pthread_t g_drop_thread;
+// Atomic: written by the case, read by destructors on the driver's threads.
+std::atomic<pthread_t> g_drop_thread{};
 void Destroy(void* data) {
   if (data != nullptr) ++*static_cast<std::atomic<int>*>(data);
   ++g_destroyed;
-  if (pthread_equal(pthread_self(), g_drop_thread)) {
+  if (pthread_equal(pthread_self(), g_drop_thread.load())) {
     ++g_on_caller;
   } else {
     ++g_on_other;
@@ -353,7 +354,7 @@ int CaseNoctx() {
   unlink(path.c_str());
   if (clone != nullptr) R(cuGraphDestroy(clone));
   if (g != nullptr) R(cuGraphDestroy(g));
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   if (o != nullptr) R(cuUserObjectRelease(o, 1));
   Say("destructor ran = %d", WaitDestroyed(1));
   return 0;
@@ -390,7 +391,7 @@ int CaseUserobjCreate() {
   CUuserObject big = nullptr;
   R(cuUserObjectCreate(&big, &n, Destroy, INT_MAX, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
   Say("destructors ran so far = %d", g_destroyed.load());
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   if (y != nullptr) R(cuUserObjectRelease(y, 1));
   if (big != nullptr) R(cuUserObjectRelease(big, INT_MAX));
   if (o != nullptr) R(cuUserObjectRelease(o, 1));
@@ -414,7 +415,7 @@ int CaseUserobjRefcount() {
   R(cuUserObjectRelease(o, 4));  // 1
   SleepMs(50);
   Say("after releasing 4 of 5: destructor ran = %d", g_destroyed.load());
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   R(cuUserObjectRelease(o, 1));  // 0
   Say("right after the last release: destructor ran = %d", g_destroyed.load());
   Say("after waiting: destructor ran = %d, on the releasing thread = %d, on another = %d",
@@ -424,7 +425,7 @@ int CaseUserobjRefcount() {
   R(cuUserObjectCreate(&o2, &n, Destroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
   R(cuUserObjectRetain(o2, INT_MAX - 1));  // INT_MAX
   R(cuUserObjectRetain(o2, 1));            // overflow past INT_MAX?
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   R(cuUserObjectRelease(o2, INT_MAX));
   SleepMs(50);
   Say("after releasing INT_MAX: destructors ran = %d", g_destroyed.load());
@@ -460,7 +461,7 @@ int CaseUserobjGraph() {
   R(cuGraphReleaseUserObject(g, o2, 1));
   // The caller's reference moved to the graph.
   R(cuGraphRetainUserObject(g, o2, 1, CU_GRAPH_USER_OBJECT_MOVE));
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   R(cuUserObjectRelease(o, 1));  // the caller's; the graph still holds 1
   SleepMs(50);
   Say("graph holds both: destructors ran = %d", g_destroyed.load());
@@ -485,7 +486,7 @@ int CaseUserobjExec() {
   b.Kernel(g, 0, 1);
   R(cuGraphRetainUserObject(g, o, 1, CU_GRAPH_USER_OBJECT_MOVE));
   CUgraphExec e = b.Inst(g);
-  g_drop_thread = pthread_self();
+  g_drop_thread.store(pthread_self());
   R(cuGraphDestroy(g));
   SleepMs(100);
   Say("graph destroyed, exec alive: destructors ran = %d", g_destroyed.load());
